@@ -1,0 +1,1 @@
+"""Scoped, rule-limited and multi-level server group policies for Nova."""

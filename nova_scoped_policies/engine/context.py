@@ -1,0 +1,135 @@
+"""Per-request data every plugin reads: built once, shared by all checks."""
+
+import collections
+import dataclasses
+import typing
+
+from nova_scoped_policies.engine import reasons
+from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import Policy
+from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.topology import Topology
+
+HostCheck = typing.Callable[[str], typing.Optional[reasons.Reason]]
+"""A prepared hard policy: host name -> None (pass) or the reason."""
+HostWeight = typing.Callable[[str], float]
+"""A prepared soft policy: host name -> raw weight (higher wins)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """Everything the engine needs for one scheduling decision.
+
+    :param document: the group's validated policies and rules.
+    :param topology: scopes, domains and hosts.
+    :param placements: member uuid -> host it runs on (None if unplaced).
+        Every member of the group, wherever it is, not only candidates.
+    :param in_flight: hosts already chosen for earlier instances of the same
+        multi-instance request, one entry per instance.
+    :param instance_uuid: the instance being scheduled; on a move it is a
+        member and is not counted against itself.
+    :param project_id: the tenant, for obfuscated domain identifiers.
+    """
+
+    document: PolicyDocument
+    topology: Topology
+    placements: typing.Mapping[str, typing.Optional[str]] = \
+        dataclasses.field(default_factory=dict)
+    in_flight: typing.Sequence[str] = ()
+    instance_uuid: typing.Optional[str] = None
+    project_id: typing.Optional[str] = None
+
+
+class PlacementContext:
+    """Counts of members per domain, computed lazily once per scope.
+
+    Building costs O(members) per scope used; every later lookup is O(1),
+    so a whole request costs O(hosts + members).
+
+    :param request: the scheduling request.
+    """
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.topology = request.topology
+        self.rules = request.document.rules
+        me = request.instance_uuid
+        self.current_host = request.placements.get(me) if me else None
+        self.placed_hosts: typing.List[str] = [
+            host for member, host in request.placements.items()
+            if host and member != me]
+        self.placed_hosts.extend(request.in_flight)
+        self._counts: typing.Dict[str, typing.Counter[str]] = {}
+
+    @property
+    def placed(self) -> int:
+        """Members placed so far (in-flight selections included)."""
+        return len(self.placed_hosts)
+
+    def counts(self, scope: str) -> typing.Counter[str]:
+        """domain id -> members in it. Members on a host in several domains
+        count in each; members on a host in none count in none.
+        """
+        counts = self._counts.get(scope)
+        if counts is None:
+            if scope == HOST_SCOPE:
+                counts = collections.Counter(self.placed_hosts)
+            else:
+                counts = collections.Counter()
+                domains_of = self.topology.domains_of
+                for host in self.placed_hosts:
+                    for domain in domains_of(scope, host):
+                        counts[domain] += 1
+            self._counts[scope] = counts
+        return counts
+
+    def target(self, policy: Policy, field: str) -> str:
+        """The real domain id a targeted policy names (see Topology)."""
+        return self.topology.resolve_identifier(
+            policy.scope, policy.identifier, self.request.project_id, field)
+
+    def locate(self, scope: str, label: str,
+               on_domain: typing.Callable[[str, str],
+                                          typing.Optional[reasons.Reason]]
+               ) -> HostCheck:
+        """Wrap a per-domain check into a per-host check for ``scope``.
+
+        Hosts in no domain, or in several, of ``scope`` get the matching
+        reason; others get ``on_domain(host, domain_id)``.
+
+        :param scope: the scope.
+        :param label: the policy or rule, for reasons.
+        :param on_domain: the check of a host known to be in one domain.
+        """
+        if scope == HOST_SCOPE:
+            return lambda host: on_domain(host, host)
+        index = self.topology.index(scope)
+        if index is None:
+            return self.unknown_scope(scope, label)
+        single_get = index.single.get
+        multiple = index.multiple
+        names = self.topology.domain_name
+
+        def check(host: str) -> typing.Optional[reasons.Reason]:
+            domain = single_get(host)
+            if domain is not None:
+                return on_domain(host, domain)
+            several = multiple.get(host)
+            if several:
+                listed = ', '.join(names(d) for d in several)
+                return reasons.Reason(
+                    reasons.MULTIPLE_DOMAINS, label, scope,
+                    f'{label}: host {host} is in {len(several)} domains of '
+                    f'scope {scope} ({listed}); a host may be in at most one',
+                    count=len(several), limit=1)
+            return reasons.Reason(
+                reasons.NO_DOMAIN, label, scope,
+                f'{label}: host {host} is in no domain of scope {scope}')
+        return check
+
+    def unknown_scope(self, scope: str, label: str) -> HostCheck:
+        """A check that fails every host: the scope is not defined."""
+        reason = reasons.Reason(
+            reasons.UNKNOWN_SCOPE, label, scope,
+            f'{label}: scope {scope} is not defined')
+        return lambda host: reason

@@ -1,0 +1,1 @@
+"""One plugin per policy type, plus the min_domains rule."""

@@ -1,0 +1,43 @@
+"""soft-affinity:S and soft-affinity:S:ID."""
+
+from nova_scoped_policies.engine.context import HostWeight
+from nova_scoped_policies.engine.context import PlacementContext
+from nova_scoped_policies.engine.plugins import base
+from nova_scoped_policies.policy.model import Policy
+
+
+def members_near(policy: Policy, field: str,
+                 ctx: PlacementContext) -> HostWeight:
+    """Host -> members in its domain(s) of the policy's scope.
+
+    For a targeted policy: 1 for hosts of the targeted domain, else 0.
+    Shared by both soft plugins, which differ only in sign.
+    """
+    scope = policy.scope
+    domains_of = ctx.topology.domains_of
+    if policy.identifier is not None:
+        target = ctx.target(policy, field)
+        return lambda host: float(target in domains_of(scope, host))
+    counts = ctx.counts(scope)
+    if not counts:
+        return lambda host: 0.0
+    get = counts.get
+    index = ctx.topology.index(scope)
+    if index is None:  # the host scope
+        return lambda host: float(get(host, 0))
+    single_get = index.single.get
+
+    def weight(host: str) -> float:
+        domain = single_get(host)
+        if domain is not None:
+            return float(get(domain, 0))
+        return float(sum(get(d, 0) for d in index.multiple.get(host, ())))
+    return weight
+
+
+class SoftAffinity(base.SoftPolicy):
+    """Weight = +members in the host's domain: prefer domains with members."""
+
+    def prepare(self, policy: Policy, field: str,
+                ctx: PlacementContext) -> HostWeight:
+        return members_near(policy, field, ctx)

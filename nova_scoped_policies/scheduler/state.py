@@ -1,0 +1,195 @@
+"""Per-request engine evaluations, shared by our filters and weighers.
+
+nova calls every filter and weigher once per instance of a request with the
+same ``RequestSpec``. The first call builds what is costly (the policy
+document, the members' hosts from the database, the topology) and keeps it
+on a weak reference to the spec; later calls only add the hosts nova chose
+for the earlier instances of a multi-instance request (appended by nova to
+``instance_group.hosts``) and recompile counts, which is O(members).
+"""
+
+import dataclasses
+import threading
+import typing
+import weakref
+
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+
+from nova import context as nova_context
+from nova import exception
+from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies import engine
+from nova_scoped_policies import policy
+from nova_scoped_policies.conf import scheduler as sched_conf
+from nova_scoped_policies.scheduler import members as members_mod
+from nova_scoped_policies.scheduler import topology_source
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+nsp_conf.register_opts(CONF)
+
+HINT = 'scoped_policies'
+"""Scheduler hint carrying a policy document (a JSON string) for a boot."""
+GROUP_HINT = 'group'
+
+
+def _group_of(spec_obj):
+    if 'instance_group' in spec_obj and spec_obj.instance_group is not None:
+        return spec_obj.instance_group
+    return None
+
+
+def _list_field(group, name: str) -> typing.List[str]:
+    # Never lazy-load: an unset field would cost a database query.
+    if group is None or name not in group:
+        return []
+    return list(getattr(group, name) or [])
+
+
+def _nova_policy(group) -> typing.Optional[str]:
+    if 'policy' in group and group.policy:
+        return group.policy
+    if 'policies' in group and group.policies:
+        return group.policies[0]
+    return None
+
+
+def document_for(spec_obj) -> typing.Optional[policy.PolicyDocument]:
+    """The policies that apply to a request: Nova's group plus the hint.
+
+    :param spec_obj: nova's RequestSpec.
+    :raises PolicyError: the hint is malformed or contradicts the group.
+    """
+    group = _group_of(spec_obj)
+    document = None
+    if group is not None:
+        document = policy.from_nova_group(
+            _nova_policy(group), group.rules,
+            group.name if 'name' in group else None)
+    raw = spec_obj.get_scheduler_hint(HINT)
+    if raw and not CONF.scoped_policies.allow_policy_hint:
+        LOG.warning('Ignoring the %s scheduler hint: [%s] %s is False',
+                    HINT, sched_conf.GROUP_NAME, sched_conf.ALLOW_HINT)
+        raw = None
+    if raw:
+        hinted = parse_hint(raw)
+        if group is None and (
+                hinted.rules.min_domains
+                or any(p.identifier is None for p in hinted.policies)):
+            raise policy.PolicyError(
+                HINT, raw, 'policies without a domain identifier need a '
+                f'server group: pass the {GROUP_HINT!r} scheduler hint too')
+        document = (hinted if document is None
+                    else policy.merge(document, hinted, prefix=HINT))
+    if document is None or document.empty:
+        return None
+    return document
+
+
+def parse_hint(raw: object) -> policy.PolicyDocument:
+    """Decode and validate the ``scoped_policies`` hint value.
+
+    :param raw: the hint as nova stores it (a JSON string).
+    :raises PolicyError: naming the hint and the bad field.
+    """
+    if not isinstance(raw, str):
+        raise policy.PolicyError(HINT, raw, 'must be a JSON string holding '
+                                 'a policy document')
+    try:
+        data = jsonutils.loads(raw)
+    except ValueError as exc:
+        raise policy.PolicyError(HINT, raw, f'is not valid JSON: {exc}')
+    return policy.parse_document(data, prefix=HINT)
+
+
+@dataclasses.dataclass
+class _Entry:
+    document: typing.Optional[policy.PolicyDocument]
+    placements: typing.Mapping[str, typing.Optional[str]] = \
+        dataclasses.field(default_factory=dict)
+    topology: typing.Any = None
+    base_hosts: int = 0
+    key: typing.Any = None
+    evaluation: typing.Optional[engine.Evaluation] = None
+
+
+class RequestStates:
+    """Builds and caches one :class:`engine.Evaluation` per request.
+
+    :param locator: finds the members' hosts (default: nova's cells).
+    :param topology: the scope topology source (default: aggregates).
+    """
+
+    def __init__(self, locator=None, topology=None) -> None:
+        self.locator = locator or members_mod.NovaMemberLocator()
+        self.topology = topology or topology_source.AggregateTopologySource(
+            lambda: CONF.scoped_policies.aggregate_refresh_interval)
+        self.engine = engine.Engine()
+        self._entries: 'weakref.WeakKeyDictionary[typing.Any, _Entry]' = \
+            weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def evaluation(self, spec_obj) -> typing.Optional[engine.Evaluation]:
+        """The evaluation for this request and instance, or None when no
+        policy applies.
+
+        :param spec_obj: nova's RequestSpec.
+        :raises NoValidHost: the policies are invalid for this request, or
+            the members cannot be located; the message says why.
+        """
+        with self._lock:
+            entry = self._entries.get(spec_obj)
+        try:
+            if entry is None:
+                entry = self._new_entry(spec_obj)
+                with self._lock:
+                    self._entries[spec_obj] = entry
+            if entry.document is None:
+                return None
+            hosts = _list_field(_group_of(spec_obj), 'hosts')
+            key = (spec_obj.instance_uuid
+                   if 'instance_uuid' in spec_obj else None, len(hosts))
+            if entry.evaluation is None or entry.key != key:
+                entry.evaluation = self.engine.prepare(engine.Request(
+                    entry.document, entry.topology, entry.placements,
+                    in_flight=hosts[entry.base_hosts:],
+                    instance_uuid=key[0],
+                    project_id=(spec_obj.project_id
+                                if 'project_id' in spec_obj else None)))
+                entry.key = key
+                for warning in entry.evaluation.warnings:
+                    LOG.warning('Scoped policies: %s', warning)
+            return entry.evaluation
+        except policy.PolicyError as exc:
+            raise exception.NoValidHost(reason=f'scoped policies: {exc}')
+        except members_mod.MemberLookupError as exc:
+            raise exception.NoValidHost(
+                reason=f'scoped policies: cannot check the group: {exc}')
+
+    def _new_entry(self, spec_obj) -> _Entry:
+        document = document_for(spec_obj)
+        if document is None:
+            return _Entry(None)
+        context = getattr(spec_obj, '_context', None) or \
+            nova_context.get_admin_context()
+        context = context.elevated()
+        group = _group_of(spec_obj)
+        placements: typing.Mapping[str, typing.Optional[str]] = {}
+        base_hosts = 0
+        if group is not None:
+            placements = self.locator.locate(
+                context, _list_field(group, 'members'))
+            base_hosts = len(_list_field(group, 'hosts'))
+        return _Entry(document, placements, self.topology.get(context),
+                      base_hosts)
+
+
+STATES = RequestStates()
+"""The process-wide cache our filters and weighers share."""
+
+
+def states() -> RequestStates:
+    """The shared :class:`RequestStates` (tests swap ``STATES``)."""
+    return STATES
