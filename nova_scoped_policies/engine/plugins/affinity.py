@@ -36,7 +36,11 @@ class Affinity(base.HardPolicy):
             return ctx.locate(scope, label, in_target)
 
         if ctx.placed == 0:
-            return None
+            if scope == HOST_SCOPE:
+                return None
+            # Anywhere, as long as later members can join: the host must be
+            # in exactly one domain of the scope.
+            return ctx.locate(scope, label, lambda host, domain: None)
         counts = ctx.counts(scope)
         placed = ctx.placed
 

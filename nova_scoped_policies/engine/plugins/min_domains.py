@@ -22,7 +22,7 @@ class MinDomains(base.HardPolicy):
                 ctx: PlacementContext) -> typing.Optional[HostCheck]:
         scope = policy.scope
         needed = ctx.rules.min_domains[scope]
-        label = f'{MIN_DOMAINS}{scope}={needed}'
+        label = f'{MIN_DOMAINS}{scope}'
         counts = ctx.counts(scope)
         used = len(counts)
         remaining = (ctx.rules.size or 0) - ctx.placed

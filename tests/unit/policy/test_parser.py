@@ -1,0 +1,239 @@
+"""Table-driven tests of the policy document parser."""
+
+import pytest
+
+from nova_scoped_policies.policy import parser
+from nova_scoped_policies.policy import Policy
+from nova_scoped_policies.policy import PolicyError
+from nova_scoped_policies.policy import PolicyType as T
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('affinity', Policy(T.AFFINITY, 'host')),
+    ('anti-affinity', Policy(T.ANTI_AFFINITY, 'host')),
+    ('soft-affinity:switch', Policy(T.SOFT_AFFINITY, 'switch')),
+    ('soft-anti-affinity:maintenance_zone',
+     Policy(T.SOFT_ANTI_AFFINITY, 'maintenance_zone')),
+    ('anti-affinity:rack:0b7d4a3e-2f0c-4a57-9d55-3f3c8b1f0a11',
+     Policy(T.ANTI_AFFINITY, 'rack', '0b7d4a3e-2f0c-4a57-9d55-3f3c8b1f0a11')),
+    ('affinity:zone:zone-a', Policy(T.AFFINITY, 'zone', 'zone-a')),
+    ('affinity:host:h1', Policy(T.AFFINITY, 'host', 'h1')),
+])
+def test_parse_policy(text, expected):
+    assert parser.parse_policy(text) == expected
+    assert parser.parse_policy(str(expected)) == expected
+
+
+@pytest.mark.parametrize('text, problem', [
+    ('affnity', "unknown policy type 'affnity'"),
+    ('', "unknown policy type ''"),
+    ('Affinity', 'unknown policy type'),
+    ('affinity:', "invalid scope ''"),
+    ('affinity:ra ck', 'invalid scope'),
+    ('affinity:' + 'r' * 65, 'invalid scope'),
+    ('affinity:rack:', "invalid identifier ''"),
+    ('affinity:rack:a b', 'invalid identifier'),
+    (3, 'a policy is a string'),
+    (None, 'a policy is a string'),
+])
+def test_parse_policy_errors_name_field_and_value(text, problem):
+    with pytest.raises(PolicyError) as err:
+        parser.parse_policy(text, field='policies[4]')
+    assert err.value.field == 'policies[4]'
+    assert err.value.value == text
+    assert problem in str(err.value)
+    assert str(err.value).startswith('policies[4]: ')
+
+
+@pytest.mark.parametrize('document, policies, rules', [
+    ({'policies': ['anti-affinity:host', 'anti-affinity:rack',
+                   'soft-affinity:switch'],
+      'rules': {'max_server_per_rack': 2}},
+     ['anti-affinity:host', 'anti-affinity:rack', 'soft-affinity:switch'],
+     {'max_server_per_rack': 2}),
+    # Nova's plain groups, the legacy and the 2.64 forms.
+    ({'policies': ['anti-affinity']}, ['anti-affinity:host'], {}),
+    ({'policy': 'anti-affinity', 'rules': {'max_server_per_host': 3}},
+     ['anti-affinity:host'], {'max_server_per_host': 3}),
+    # complex-anti-affinity.rst's object form.
+    ({'policy': {'name': 'anti-affinity',
+                 'rules': {'max_server_per_host': 3}}},
+     ['anti-affinity:host'], {'max_server_per_host': 3}),
+    ({'policy': {'name': 'soft-affinity'}}, ['soft-affinity:host'], {}),
+    # LLMN, the contract's example: ceil(7/2) = 4.
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
+      'rules': {'size': 7}},
+     ['anti-affinity:host', 'anti-affinity:rack'],
+     {'max_server_per_rack': 4, 'min_domains_rack': 2, 'size': 7}),
+    # LLMN next to a policy it also implies: kept once.
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 3},
+      'policies': ['anti-affinity:host', 'soft-affinity:pod'],
+      'rules': {'size': 4}},
+     ['anti-affinity:host', 'soft-affinity:pod', 'anti-affinity:rack'],
+     {'max_server_per_rack': 2, 'min_domains_rack': 3, 'size': 4}),
+    ({'policies': ['anti-affinity:zone'],
+      'rules': {'min_domains_zone': 2, 'size': 4}},
+     ['anti-affinity:zone'], {'min_domains_zone': 2, 'size': 4}),
+    # Several exclusions in one scope are fine.
+    ({'policies': ['anti-affinity:zone:a', 'anti-affinity:zone:b']},
+     ['anti-affinity:zone:a', 'anti-affinity:zone:b'], {}),
+    # A targeted affinity plus a per-domain limit in that scope.
+    ({'policies': ['affinity:zone:a', 'anti-affinity:zone'],
+      'rules': {'max_server_per_zone': 3}},
+     ['affinity:zone:a', 'anti-affinity:zone'], {'max_server_per_zone': 3}),
+    # Nova keeps rule values as strings.
+    ({'policy': 'anti-affinity', 'rules': {'max_server_per_host': '2'}},
+     ['anti-affinity:host'], {'max_server_per_host': 2}),
+    ({}, [], {}),
+])
+def test_parse_document(document, policies, rules):
+    doc = parser.parse_document(document)
+    assert [str(p) for p in doc.policies] == policies
+    assert doc.rules.to_dict() == rules
+    # The normalised form parses to the same document.
+    assert parser.parse_document(doc.to_dict()) == doc
+
+
+@pytest.mark.parametrize('document, field, problem', [
+    ([], 'document', 'a policy document is an object'),
+    ({'polices': []}, 'polices', 'unknown key'),
+    ({'policies': 'anti-affinity'}, 'policies', 'must be a list'),
+    ({'policies': ['anti-affinity', 'bogus']}, 'policies[1]',
+     'unknown policy type'),
+    ({'policies': ['affinity:rack', 'affinity:rack']}, 'policies[1]',
+     'duplicates policies[0]'),
+    ({'policies': ['affinity:rack', 'anti-affinity:rack']}, 'policies',
+     'contradict each other'),
+    ({'policies': ['soft-affinity:rack', 'anti-affinity:rack']}, 'policies',
+     'contradict each other'),
+    ({'policies': ['affinity:zone:a', 'affinity:zone:b']}, 'policies',
+     'target two different domains'),
+    ({'policies': ['affinity:zone:a', 'anti-affinity:zone:a']}, 'policies',
+     'contradict each other'),
+    ({'rules': []}, 'rules', 'rules must be an object'),
+    ({'rules': {'max_servers_per_rack': 2}}, 'rules.max_servers_per_rack',
+     'unknown rule'),
+    ({'policies': ['anti-affinity:rack'],
+      'rules': {'max_server_per_rack': 0}}, 'rules.max_server_per_rack',
+     'integer >= 1'),
+    ({'policies': ['anti-affinity:rack'],
+      'rules': {'max_server_per_rack': True}}, 'rules.max_server_per_rack',
+     'integer >= 1'),
+    ({'policies': ['anti-affinity:rack'],
+      'rules': {'max_server_per_rack': 1.5}}, 'rules.max_server_per_rack',
+     'integer >= 1'),
+    ({'policies': ['affinity:rack'], 'rules': {'max_server_per_rack': 2}},
+     'rules.max_server_per_rack', 'needs the policy anti-affinity:rack'),
+    ({'policies': ['anti-affinity:rack:x'],
+      'rules': {'max_server_per_rack': 2}},
+     'rules.max_server_per_rack', 'needs the policy anti-affinity:rack'),
+    ({'rules': {'max_server_per_': 2}}, 'rules.max_server_per_',
+     'a scope name'),
+    ({'policies': ['anti-affinity:rack'], 'rules': {'min_domains_rack': 2}},
+     'rules.min_domains_rack', 'needs rules.size'),
+    ({'policies': ['anti-affinity:rack'],
+      'rules': {'min_domains_rack': 3, 'size': 2}},
+     'rules.min_domains_rack', 'cannot spread 2'),
+    ({'policies': ['affinity:rack'],
+      'rules': {'min_domains_rack': 2, 'size': 4}},
+     'rules.min_domains_rack', 'contradicts affinity:rack'),
+    ({'rules': {'size': 0}}, 'rules.size', 'integer >= 1'),
+    ({'rules': {'size': 'seven'}}, 'rules.size', 'integer >= 1'),
+    ({'name': ''}, 'name', 'must be a string'),
+    ({'name': 7}, 'name', 'must be a string'),
+    ({'policy': 'anti-affinity', 'policies': []}, 'policy',
+     'either policy or policies'),
+    ({'policy': {'rules': {}}}, 'policy.name', 'is required'),
+    ({'policy': {'name': 'anti-affinity', 'limit': 3}}, 'policy.limit',
+     'unknown key'),
+    ({'policy': {'name': 'anti-affinity',
+                 'rules': {'max_server_per_host': 2}},
+      'rules': {'max_server_per_host': 2}}, 'policy.rules', 'give rules once'),
+    ({'llmn': 'rack'}, 'llmn', 'must be an object'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host'}, 'rules': {'size': 4}},
+     'llmn.n', 'is required'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2, 'm': 4},
+      'rules': {'size': 4}}, 'llmn.m', 'unknown key'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2}}, 'rules.size',
+     'needs the group size'),
+    ({'llmn': {'level1': 'rack', 'level2': 'rack', 'n': 2},
+      'rules': {'size': 4}}, 'llmn.level2', 'must differ from level1'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 5},
+      'rules': {'size': 4}}, 'llmn.n', 'cannot spread 4'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 0},
+      'rules': {'size': 4}}, 'llmn.n', 'integer >= 1'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
+      'rules': {'size': 4, 'max_server_per_rack': 3}},
+     'rules.max_server_per_rack', 'is set by llmn'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
+      'policies': ['soft-affinity:rack'], 'rules': {'size': 4}},
+     'policies', 'contradict each other'),
+])
+def test_parse_document_errors(document, field, problem):
+    with pytest.raises(PolicyError) as err:
+        parser.parse_document(document)
+    assert err.value.field == field
+    assert problem in str(err.value)
+
+
+def test_errors_carry_the_prefix_of_the_hint():
+    with pytest.raises(PolicyError) as err:
+        parser.parse_document({'policies': ['x']}, prefix='scoped_policies')
+    assert err.value.field == 'scoped_policies.policies[0]'
+
+
+@pytest.mark.parametrize('policy, rules, expected', [
+    ('anti-affinity', {'max_server_per_host': '3'},
+     {'policies': ['anti-affinity:host'],
+      'rules': {'max_server_per_host': 3}}),
+    ('affinity', {}, {'policies': ['affinity:host'], 'rules': {}}),
+    ('soft-anti-affinity', None,
+     {'policies': ['soft-anti-affinity:host'], 'rules': {}}),
+    (None, None, {'policies': [], 'rules': {}}),
+])
+def test_from_nova_group(policy, rules, expected):
+    assert parser.from_nova_group(policy, rules).to_dict() == expected
+
+
+@pytest.mark.parametrize('hint, expected', [
+    ({'policies': ['anti-affinity:rack']},
+     ['anti-affinity:host', 'anti-affinity:rack']),
+    ({'policies': ['anti-affinity', 'soft-affinity:switch']},
+     ['anti-affinity:host', 'soft-affinity:switch']),
+])
+def test_merge_unites_policies(hint, expected):
+    nova = parser.from_nova_group('anti-affinity',
+                                  {'max_server_per_host': 2})
+    merged = parser.merge(nova, parser.parse_document(hint), 'scoped_policies')
+    assert [str(p) for p in merged.policies] == expected
+    assert merged.rules.max_server_per == {'host': 2}
+
+
+@pytest.mark.parametrize('nova, hint, field', [
+    (('anti-affinity', {'max_server_per_host': 2}),
+     {'policies': ['anti-affinity'], 'rules': {'max_server_per_host': 3}},
+     'scoped_policies.rules.max_server_per_host'),
+    (('affinity', None), {'policies': ['anti-affinity:host']},
+     'scoped_policies.policies'),
+])
+def test_merge_refuses_disagreement(nova, hint, field):
+    with pytest.raises(PolicyError) as err:
+        parser.merge(parser.from_nova_group(*nova),
+                     parser.parse_document(hint), 'scoped_policies')
+    assert err.value.field == field
+
+
+def test_merge_contradiction_names_both_sources():
+    with pytest.raises(PolicyError) as err:
+        parser.merge(parser.from_nova_group('affinity'),
+                     parser.parse_document({'policies': ['anti-affinity']}),
+                     'scoped_policies')
+    assert ('server_group.policies[0] and scoped_policies.policies[0] '
+            'contradict each other') in str(err.value)
+
+
+def test_merge_refuses_different_sizes():
+    first = parser.parse_document({'rules': {'size': 3}})
+    second = parser.parse_document({'rules': {'size': 4}})
+    with pytest.raises(PolicyError, match='rules.size'):
+        parser.merge(first, second)

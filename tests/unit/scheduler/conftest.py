@@ -1,0 +1,68 @@
+"""Fixtures for the nova adapter tests: no database, no services.
+
+The adapters find members' hosts through a locator and scopes through a
+topology source; here both are in-memory stand-ins for nova's database.
+"""
+
+import pytest
+from oslo_config import fixture as config_fixture
+
+from nova import objects
+from nova_scoped_policies import topology as topo
+from nova_scoped_policies.scheduler import state
+
+objects.register_all()
+
+
+class FakeLocator:
+    """member uuid -> host, counting calls (one per request expected)."""
+
+    def __init__(self, placements=None):
+        self.placements = dict(placements or {})
+        self.calls = 0
+
+    def locate(self, context, member_uuids):
+        self.calls += 1
+        return {u: self.placements.get(u) for u in member_uuids}
+
+    @classmethod
+    def from_host_states(cls, host_states):
+        """Members run where nova's HostState.instances says they do."""
+        return cls({uuid: hs.host for hs in host_states
+                    for uuid in hs.instances})
+
+
+class StaticTopology:
+    def __init__(self, topology=None):
+        self.topology = topology or topo.Topology()
+        self.calls = 0
+
+    def get(self, context):
+        self.calls += 1
+        return self.topology
+
+
+def racks(**domains):
+    """A topology of rack aggregates: racks(r1=['host1'], r2=[...])."""
+    return topo.from_aggregates(
+        topo.AggregateInfo(name, name, hosts, {'policy_scope': 'rack'})
+        for name, hosts in domains.items())
+
+
+@pytest.fixture
+def conf():
+    fixture = config_fixture.Config(state.CONF)
+    fixture.setUp()
+    yield fixture
+    fixture.cleanUp()
+
+
+@pytest.fixture
+def install(monkeypatch):
+    """install(locator, topology) -> fresh shared RequestStates."""
+    def _install(locator=None, topology=None):
+        states = state.RequestStates(locator or FakeLocator(),
+                                     StaticTopology(topology))
+        monkeypatch.setattr(state, 'STATES', states)
+        return states
+    return _install

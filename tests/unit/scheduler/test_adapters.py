@@ -1,0 +1,256 @@
+"""The nova adapters: hints, per-request state, in-flight selections,
+errors that reach the tenant, and loading by nova's own loaders."""
+
+import logging
+
+from oslo_serialization import jsonutils
+from oslo_utils.fixture import uuidsentinel as uuids
+import pytest
+
+from nova import exception
+from nova import objects
+from nova.scheduler import filters as nova_filters
+from nova.scheduler import weights as nova_weights
+from nova.tests.unit.scheduler import fakes
+from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.conf import opts
+from nova_scoped_policies import topology as topo
+from nova_scoped_policies.scheduler import members
+from nova_scoped_policies.scheduler import state
+from nova_scoped_policies.scheduler import topology_source
+from nova_scoped_policies.scheduler.filters.scoped_affinity import \
+    ScopedAffinityFilter
+from nova_scoped_policies.scheduler.filters.scoped_anti_affinity import \
+    ScopedAntiAffinityFilter
+from nova_scoped_policies.scheduler.weights.scoped_soft_anti_affinity import \
+    ScopedSoftAntiAffinityWeigher
+from tests.unit.scheduler.conftest import FakeLocator
+from tests.unit.scheduler.conftest import racks
+
+TOPOLOGY = racks(**{'rack-1': ['h1', 'h2'], 'rack-2': ['h3', 'h4'],
+                    'rack-3': ['h5', 'h6']})
+HOSTS = [fakes.FakeHostState(f'h{i}', f'n{i}', {}) for i in range(1, 7)]
+
+
+def spec(document=None, policy='anti-affinity', members=(), hosts=None,
+         group=True, instance=uuids.new, rules=None):
+    hints = {}
+    if document is not None:
+        hints['scoped_policies'] = [document if isinstance(document, str)
+                                    else jsonutils.dumps(document)]
+    instance_group = None
+    if group:
+        instance_group = objects.InstanceGroup(
+            uuid=uuids.group, name='g', policy=policy,
+            members=list(members), rules=rules or {},
+            hosts=list(hosts) if hosts is not None else [])
+    return objects.RequestSpec(instance_group=instance_group,
+                               scheduler_hints=hints, instance_uuid=instance,
+                               project_id='tenant-a')
+
+
+def names(host_states):
+    return [h.host for h in host_states]
+
+
+def test_no_group_no_hint_passes_everything_untouched(install):
+    locator = FakeLocator()
+    install(locator, TOPOLOGY)
+    spec_obj = spec(group=False)
+    assert ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj) is HOSTS
+    assert locator.calls == 0
+
+
+def test_hint_adds_rack_anti_affinity_to_nova_group(install):
+    install(FakeLocator({uuids.m1: 'h1'}), TOPOLOGY)
+    spec_obj = spec({'policies': ['anti-affinity:rack']},
+                    members=[uuids.m1, uuids.new])
+    assert names(ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj)) == \
+        ['h3', 'h4', 'h5', 'h6']
+
+
+def test_plain_nova_group_without_hint(install):
+    install(FakeLocator({uuids.m1: 'h1', uuids.m2: 'h1'}), TOPOLOGY)
+    spec_obj = spec(members=[uuids.m1, uuids.m2],
+                    rules={'max_server_per_host': 2})
+    assert names(ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj)) == \
+        ['h2', 'h3', 'h4', 'h5', 'h6']
+
+
+def test_one_member_lookup_per_request_shared_by_all_plugins(install):
+    locator = FakeLocator({uuids.m1: 'h1'})
+    states = install(locator, TOPOLOGY)
+    spec_obj = spec({'policies': ['anti-affinity:rack',
+                                  'soft-anti-affinity:host']},
+                    policy='soft-anti-affinity',
+                    members=[uuids.m1, uuids.a, uuids.b])
+    handler = nova_weights.HostWeightHandler()
+    weigher = ScopedSoftAntiAffinityWeigher()
+    for index, instance in enumerate((uuids.a, uuids.b)):
+        spec_obj.instance_uuid = instance
+        for filt in (ScopedAffinityFilter(), ScopedAntiAffinityFilter()):
+            list(filt.filter_all(HOSTS, spec_obj))
+        handler.get_weighed_objects([weigher], HOSTS, spec_obj)
+        # nova appends each selection for the next instance.
+        spec_obj.instance_group.hosts.append('h3')
+    assert locator.calls == 1
+    assert states.topology.calls == 1
+
+
+def test_in_flight_selections_of_a_multi_instance_request(install):
+    install(FakeLocator(), TOPOLOGY)
+    spec_obj = spec({'policies': ['anti-affinity:rack']},
+                    policy='soft-anti-affinity',
+                    members=[uuids.a, uuids.b, uuids.c])
+    filt = ScopedAntiAffinityFilter()
+    assert len(filt.filter_all(HOSTS, spec_obj)) == 6
+    spec_obj.instance_group.hosts.append('h2')      # nova chose h2 for a
+    spec_obj.instance_uuid = uuids.b
+    assert names(filt.filter_all(HOSTS, spec_obj)) == ['h3', 'h4', 'h5',
+                                                       'h6']
+    spec_obj.instance_group.hosts.append('h5')      # and h5 for b
+    spec_obj.instance_uuid = uuids.c
+    assert names(filt.filter_all(HOSTS, spec_obj)) == ['h3', 'h4']
+
+
+def test_group_hosts_known_before_the_request_are_not_in_flight(install):
+    # The conductor fills instance_group.hosts with the members' hosts;
+    # those members are counted once, from the database.
+    install(FakeLocator({uuids.m1: 'h1'}), TOPOLOGY)
+    spec_obj = spec({'policies': ['anti-affinity:rack'],
+                     'rules': {'max_server_per_rack': 2}},
+                    members=[uuids.m1, uuids.new], hosts=['h1'])
+    assert names(ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj)) == \
+        ['h2', 'h3', 'h4', 'h5', 'h6']
+
+
+@pytest.mark.parametrize('document, field', [
+    ('{not json', "scoped_policies: '{not json': is not valid JSON"),
+    ({'policies': ['anti-affinity:rack'],
+      'rules': {'max_server_per_rack': 0}},
+     'scoped_policies.rules.max_server_per_rack: 0'),
+    ({'policies': ['bogus']}, "scoped_policies.policies[0]: 'bogus'"),
+    ({'policies': ['affinity']},
+     'server_group.policies[0] and scoped_policies.policies[0] contradict'),
+    ({'rules': {'size': 3}, 'bogus': 1}, 'scoped_policies.bogus'),
+    ({'policies': ['affinity:rack:rack-1']},
+     'does not allow targeting a domain by identifier'),
+])
+def test_bad_hint_is_no_valid_host_naming_the_field(install, document,
+                                                    field):
+    install(FakeLocator(), TOPOLOGY)
+    with pytest.raises(exception.NoValidHost) as err:
+        ScopedAntiAffinityFilter().filter_all(HOSTS, spec(document))
+    assert field in str(err.value)
+
+
+def test_hint_without_group_needs_one_for_untargeted_policies(install):
+    install(FakeLocator(), TOPOLOGY)
+    with pytest.raises(exception.NoValidHost, match="'group' scheduler hint"):
+        ScopedAntiAffinityFilter().filter_all(
+            HOSTS, spec({'policies': ['anti-affinity:rack']}, group=False))
+
+
+def test_hint_without_group_may_target_a_domain(install):
+    zones = topo.from_aggregates([topo.AggregateInfo(
+        'uuid-zone-a', 'zone-a', ['h1', 'h2'],
+        {'policy_scope': 'zone', 'policy_scope_allow_identifiers': 'true'})])
+    install(FakeLocator(), zones)
+    spec_obj = spec({'policies': ['affinity:zone:uuid-zone-a']}, group=False)
+    assert names(ScopedAffinityFilter().filter_all(HOSTS, spec_obj)) == \
+        ['h1', 'h2']
+
+
+def test_hint_ignored_when_disabled(install, conf, caplog):
+    conf.config(allow_policy_hint=False, group='scoped_policies')
+    install(FakeLocator({uuids.m1: 'h1'}), TOPOLOGY)
+    spec_obj = spec({'policies': ['anti-affinity:rack']},
+                    members=[uuids.m1])
+    with caplog.at_level(logging.WARNING):
+        assert len(ScopedAntiAffinityFilter().filter_all(HOSTS,
+                                                         spec_obj)) == 5
+    assert 'allow_policy_hint is False' in caplog.text
+
+
+def test_member_lookup_failure_fails_closed(install):
+    class Broken:
+        def locate(self, context, uuids):
+            raise members.MemberLookupError('cell c1 did not return')
+    install(Broken(), TOPOLOGY)
+    with pytest.raises(exception.NoValidHost, match='cannot check the group'):
+        ScopedAntiAffinityFilter().filter_all(
+            HOSTS, spec(members=[uuids.m1]))
+
+
+def test_all_rejected_logs_reasons_at_info(install, caplog):
+    install(FakeLocator({uuids.m1: 'h1', uuids.m2: 'h3', uuids.m3: 'h5'}),
+            TOPOLOGY)
+    spec_obj = spec({'policies': ['anti-affinity:rack']},
+                    members=[uuids.m1, uuids.m2, uuids.m3])
+    with caplog.at_level(logging.INFO):
+        assert ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj) == []
+    assert 'ScopedAntiAffinityFilter rejected all 6 host(s)' in caplog.text
+    assert 'anti-affinity:rack: rack-1 holds 1 of max 1' in caplog.text
+
+
+def test_filters_do_not_run_on_rebuild():
+    assert ScopedAffinityFilter.RUN_ON_REBUILD is False
+    assert ScopedAntiAffinityFilter.RUN_ON_REBUILD is False
+
+
+def test_nova_loaders_find_our_classes_by_the_public_paths():
+    filters = nova_filters.HostFilterHandler().get_matching_classes(
+        ['nova_scoped_policies.scheduler.filters.all_filters'])
+    assert [c.__name__ for c in filters] == ['ScopedAffinityFilter',
+                                             'ScopedAntiAffinityFilter']
+    weighers = nova_weights.HostWeightHandler().get_matching_classes(
+        ['nova_scoped_policies.scheduler.weights.all_weighers'])
+    assert [c.__name__ for c in weighers] == [
+        'ScopedSoftAffinityWeigher', 'ScopedSoftAntiAffinityWeigher']
+    ours = {c.__name__ for c in filters + weighers}
+    nova = {c.__name__ for c in
+            nova_filters.HostFilterHandler().get_all_classes()
+            + nova_weights.HostWeightHandler().get_all_classes()}
+    assert not ours & nova
+
+
+def test_list_opts_for_the_config_generator():
+    ((group, options),) = opts.list_opts()
+    assert group.name == 'scoped_policies'
+    assert {o.name for o in options} == {
+        'allow_policy_hint', 'soft_affinity_weight_multiplier',
+        'soft_anti_affinity_weight_multiplier', 'aggregate_refresh_interval'}
+    for option in options:
+        assert len(option.help) > 80, option.name
+
+
+def test_register_opts_is_idempotent():
+    nsp_conf.register_opts(state.CONF)
+    nsp_conf.register_opts(state.CONF)
+    assert state.CONF.scoped_policies.aggregate_refresh_interval == 30
+
+
+def test_topology_source_refreshes_after_interval(monkeypatch, caplog):
+    loads = []
+
+    def fake_get_all(context):
+        loads.append(context)
+        return [objects.Aggregate(uuid=uuids.r1, name='r1', hosts=['h1'],
+                                  metadata={'policy_scope': 'rack'}),
+                objects.Aggregate(uuid=uuids.r2, name='r2', hosts=['h1'],
+                                  metadata={'policy_scope': 'rack'})]
+    monkeypatch.setattr(objects.AggregateList, 'get_all', fake_get_all)
+    now = [100.0]
+    source = topology_source.AggregateTopologySource(lambda: 30,
+                                                     clock=lambda: now[0])
+    with caplog.at_level(logging.WARNING):
+        first = source.get('ctx')
+        assert source.get('ctx') is first
+        now[0] += 30
+        second = source.get('ctx')
+    assert second is not first
+    assert len(loads) == 2
+    assert second.domains_of('rack', 'h1') == tuple(sorted([uuids.r1,
+                                                            uuids.r2]))
+    # the host in two racks is reported once, not at every refresh
+    assert caplog.text.count('host h1 is in 2 domains of scope rack') == 1
