@@ -117,9 +117,20 @@ class Evaluation:
                 found.append(reason)
         return tuple(found)
 
+    def weigher(self, kind: typing.Union[PolicyType, str]) -> HostWeight:
+        """One function: host -> sum of the raw weights of the soft
+        policies of type ``kind`` (0.0 when there are none).
+        """
+        fns = [fn for _, fn in self._weighers.get(str(kind), ())]
+        if not fns:
+            return lambda host: 0.0
+        if len(fns) == 1:
+            return fns[0]
+        return lambda host: sum(fn(host) for fn in fns)
+
     def weight(self, host: str, kind: typing.Union[PolicyType, str]) -> float:
         """Sum of the raw weights of the soft policies of one type."""
-        return sum(fn(host) for _, fn in self._weighers.get(str(kind), ()))
+        return self.weigher(kind)(host)
 
     def verdict(self, host: str) -> Verdict:
         found = self.reasons(host)

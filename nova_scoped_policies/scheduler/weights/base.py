@@ -35,9 +35,8 @@ class ScopedSoftPolicyWeigher(weights.BaseHostWeigher):
         evaluation = state.states().evaluation(weight_properties)
         if evaluation is None or not evaluation.has_weights(self.kind):
             return [0.0] * len(weighed_obj_list)
-        weigh = evaluation.weight
-        kind = self.kind
-        return [weigh(obj.obj.host, kind) for obj in weighed_obj_list]
+        weigh = evaluation.weigher(self.kind)
+        return [weigh(obj.obj.host) for obj in weighed_obj_list]
 
     def _weigh_object(self, host_state, weight_properties):
         evaluation = state.states().evaluation(weight_properties)
