@@ -13,6 +13,8 @@ scheduler plugins".
 """)
 
 ALLOW_HINT = 'allow_policy_hint'
+ENABLE_FORBIDDEN_AGGREGATES = 'enable_forbidden_aggregates_filter'
+ENABLE_SCOPED_POLICY_QUERY = 'enable_scoped_policy_query_filter'
 SOFT_AFFINITY_MULTIPLIER = 'soft_affinity_weight_multiplier'
 SOFT_ANTI_AFFINITY_MULTIPLIER = 'soft_anti_affinity_weight_multiplier'
 
@@ -79,6 +81,59 @@ Scope changes (a new rack aggregate, a host moved between racks) reach the
 scheduler within this delay. Lower it while reorganising scopes; raise it in
 very large clouds where the aggregate list is big. 0 reads the aggregates for
 every scheduling request of a server group.
+"""),
+    cfg.BoolOpt(
+        ENABLE_FORBIDDEN_AGGREGATES,
+        default=False,
+        help="""
+Keep requests out of aggregates reserved by traits (forbidden-aggregates).
+
+An aggregate whose metadata holds ``trait:<TRAIT>=required`` then only takes
+requests whose flavor or image require every such trait; Placement is asked
+for ``member_of=!in:<the other aggregates>``. Enable it to reserve hosts for
+licensed or special images (e.g. ``trait:CUSTOM_WINDOWS_LICENSED=required``).
+It does the work of Nova's ``[scheduler] enable_isolated_aggregate_filtering``
+from a cached copy of the aggregates instead of a database query per
+request; enable one of the two, not both.
+
+Related options:
+
+* ``[filter_scheduler] available_filters`` must list
+  ``nova_scoped_policies.scheduler.filters.all_filters``, which installs the
+  request filter when nova-scheduler starts.
+* ``aggregate_refresh_interval``
+"""),
+    cfg.BoolOpt(
+        ENABLE_SCOPED_POLICY_QUERY,
+        default=False,
+        help="""
+Push hard scoped policies into the Placement query.
+
+For a boot into a group, Nova asks Placement for every host of the cloud.
+With this option the request already names the domains that can pass:
+``member_of=in:<the rack>`` after the first member of an ``affinity:rack``
+group, ``member_of=!in:<full racks>`` for ``anti-affinity:rack``, targeted
+domains, and ``min_domains`` exclusions. Host-scope policies stay with the
+host filters, which still check everything. Enable it in large clouds where
+group boots pull thousands of hosts.
+
+Related options:
+
+* ``[filter_scheduler] available_filters`` must list
+  ``nova_scoped_policies.scheduler.filters.all_filters``.
+* ``max_query_aggregates``
+"""),
+    cfg.IntOpt(
+        'max_query_aggregates',
+        default=200,
+        min=1,
+        help="""
+Most aggregate uuids one request filter adds to the Placement query.
+
+Every uuid makes the ``GET /allocation_candidates`` URL 37 bytes longer, and
+web servers in front of Placement limit the request line (often 8 KiB).
+When a filter would add more, it adds none and leaves the work to the host
+filters. Raise it only if Placement's web server accepts longer URLs.
 """),
 ]
 

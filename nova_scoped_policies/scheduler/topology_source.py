@@ -1,4 +1,8 @@
-"""The scheduler's cached copy of the scopes defined by host aggregates."""
+"""The scheduler's cached copy of the host aggregates.
+
+One load serves the scope topology (``policy_scope`` metadata) and the
+trait index of forbidden aggregates (``trait:X=required`` metadata).
+"""
 
 import threading
 import time
@@ -7,6 +11,7 @@ import typing
 from oslo_log import log as logging
 
 from nova import objects
+from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies import topology as topo
 
 LOG = logging.getLogger(__name__)
@@ -26,6 +31,8 @@ class AggregateTopologySource:
         self._clock = clock
         self._lock = threading.Lock()
         self._topology: typing.Optional[topo.Topology] = None
+        self._traits: typing.Optional[
+            forbidden_aggregates.TraitAggregates] = None
         self._loaded_at = 0.0
         self._reported: typing.FrozenSet[str] = frozenset()
 
@@ -34,27 +41,31 @@ class AggregateTopologySource:
 
         :param context: an admin request context.
         """
+        return self._snapshot(context)[0]
+
+    def traits(self, context) -> forbidden_aggregates.TraitAggregates:
+        """The ``trait:X=required`` index, from the same cached load."""
+        return self._snapshot(context)[1]
+
+    def _snapshot(self, context):
         with self._lock:
             now = self._clock()
             if (self._topology is None
                     or now - self._loaded_at >= self._interval()):
-                self._topology = self._load(context)
+                self._load(context)
                 self._loaded_at = now
-            return self._topology
+            return self._topology, self._traits
 
-    def invalidate(self) -> None:
-        with self._lock:
-            self._topology = None
-
-    def _load(self, context) -> topo.Topology:
-        aggregates = objects.AggregateList.get_all(context)
-        topology = topo.from_aggregates(
+    def _load(self, context) -> None:
+        aggregates = [
             topo.AggregateInfo(agg.uuid, agg.name, agg.hosts or (),
                                agg.metadata or {})
-            for agg in aggregates)
+            for agg in objects.AggregateList.get_all(context)]
+        self._topology = topo.from_aggregates(aggregates)
+        self._traits = forbidden_aggregates.index(aggregates)
         # Warn once per problem, not at every refresh.
-        problems = frozenset(topology.problems)
+        problems = frozenset(self._topology.problems) | frozenset(
+            self._traits.problems)
         for problem in sorted(problems - self._reported):
-            LOG.warning('Scoped policies topology: %s', problem)
+            LOG.warning('Scoped policies aggregates: %s', problem)
         self._reported = problems
-        return topology

@@ -12,6 +12,7 @@ import sys
 import fixtures
 from oslo_serialization import jsonutils
 
+from nova.scheduler import request_filter
 from nova import test
 from nova.tests import fixtures as nova_fixtures
 from nova.tests.functional import fixtures as func_fixtures
@@ -24,7 +25,7 @@ IMAGE = '155d900f-4e14-4e4c-a73d-069cbf4541e6'  # nova's GlanceFixture
 
 
 class ScopedPoliciesTestCase(test.TestCase,
-                             integrated_helpers.InstanceHelperMixin):
+                             integrated_helpers.PlacementInstanceHelperMixin):
     """Starts nova with ``RACKS`` racks of host aggregates.
 
     ``RACKS`` maps a rack name to its hosts; each rack is an aggregate with
@@ -47,6 +48,8 @@ class ScopedPoliciesTestCase(test.TestCase,
     # scheduler's names only ours. SharedNovaConf tests set this to False
     # and list both, as one shared nova.conf must.
     CONDUCTOR_HAS_OWN_CONF = True
+    # [scoped_policies] options set before nova-scheduler starts.
+    OPTIONS = {}
 
     def _clear_attrs(self):
         # nova's TestCase deletes every public attribute after a test,
@@ -71,16 +74,22 @@ class ScopedPoliciesTestCase(test.TestCase,
                 self.useFixture(fixtures.MonkeyPatch(
                     f'nova.scheduler.utils._SUPPORTS_{name}', True))
         # Scopes change during a test: read aggregates on every request.
-        self.flags(aggregate_refresh_interval=0, group='scoped_policies')
+        self.flags(aggregate_refresh_interval=0, group='scoped_policies',
+                   **self.OPTIONS)
+        # nova-scheduler installs our request filters into this module
+        # list when it starts; give each test its own copy.
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova.scheduler.request_filter.ALL_REQUEST_FILTERS',
+            list(request_filter.ALL_REQUEST_FILTERS)))
         # A fresh per-process cache for each test.
         self.useFixture(fixtures.MonkeyPatch(
             'nova_scoped_policies.scheduler.state.STATES',
             state.RequestStates()))
 
         self.useFixture(nova_fixtures.RealPolicyFixture())
-        self.useFixture(nova_fixtures.GlanceFixture(self))
+        self.glance = self.useFixture(nova_fixtures.GlanceFixture(self))
         self.useFixture(nova_fixtures.NeutronFixture(self))
-        self.placement = self.useFixture(func_fixtures.PlacementFixture())
+        self.placement = self.useFixture(func_fixtures.PlacementFixture()).api
         api_fixture = self.useFixture(
             nova_fixtures.OSAPIFixture(api_version='v2.1'))
         self.api = api_fixture.api
@@ -100,10 +109,13 @@ class ScopedPoliciesTestCase(test.TestCase,
             self.rack_of.update({host: rack for host in hosts})
 
     def _make_domain(self, name, scope, hosts, **metadata):
+        metadata['policy_scope'] = scope
+        return self._make_aggregate(name, hosts, metadata)
+
+    def _make_aggregate(self, name, hosts, metadata):
         agg = self.admin_api.post_aggregate({'aggregate': {'name': name}})
         for host in hosts:
             self.admin_api.add_host_to_aggregate(agg['id'], host)
-        metadata['policy_scope'] = scope
         self.admin_api.post_aggregate_action(
             agg['id'], {'set_metadata': {'metadata': metadata}})
         return agg
@@ -115,17 +127,22 @@ class ScopedPoliciesTestCase(test.TestCase,
         return self.api.post_server_groups(body)
 
     def _boot(self, group, document=None, expected='ACTIVE', count=1,
-              name='server'):
-        """Boot ``count`` servers in one request; return them all."""
-        server = self._build_server(name=name, image_uuid=IMAGE,
-                                    networks='none')
+              name='server', image=IMAGE, host=None):
+        """Boot ``count`` servers in one request; return them all.
+
+        ``group`` None boots outside any group; ``host`` asks for a host
+        (admin, microversion 2.74: filters and Placement still apply).
+        """
+        server = self._build_server(name=name, image_uuid=image,
+                                    networks='none', host=host)
         if count > 1:
             server['min_count'] = server['max_count'] = count
             server['return_reservation_id'] = True
-        hints = {'group': group['id']}
+        hints = {'group': group['id']} if group else {}
         if document is not None:
             hints['scoped_policies'] = jsonutils.dumps(document)
-        created = self.api.post_server(
+        api = self.admin_api if host else self.api
+        created = api.post_server(
             {'server': server, 'os:scheduler_hints': hints})
         if count == 1:
             return [self._wait_for_state_change(created, expected)]

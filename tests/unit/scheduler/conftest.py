@@ -8,6 +8,7 @@ import pytest
 from oslo_config import fixture as config_fixture
 
 from nova import objects
+from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies.scheduler import state
 
@@ -33,13 +34,19 @@ class FakeLocator:
 
 
 class StaticTopology:
-    def __init__(self, topology=None):
+    """Stands for the aggregate cache: a topology and a trait index."""
+
+    def __init__(self, topology=None, aggregates=()):
         self.topology = topology or topo.Topology()
+        self.trait_index = forbidden_aggregates.index(aggregates)
         self.calls = 0
 
     def get(self, context):
         self.calls += 1
         return self.topology
+
+    def traits(self, context):
+        return self.trait_index
 
 
 def racks(**domains):

@@ -219,7 +219,9 @@ def test_list_opts_for_the_config_generator():
     assert group.name == 'scoped_policies'
     assert {o.name for o in options} == {
         'allow_policy_hint', 'soft_affinity_weight_multiplier',
-        'soft_anti_affinity_weight_multiplier', 'aggregate_refresh_interval'}
+        'soft_anti_affinity_weight_multiplier', 'aggregate_refresh_interval',
+        'enable_forbidden_aggregates_filter',
+        'enable_scoped_policy_query_filter', 'max_query_aggregates'}
     for option in options:
         assert len(option.help) > 80, option.name
 

@@ -1,0 +1,40 @@
+"""forbidden_aggregates: ``trait:X=required`` aggregates vs the request."""
+
+from oslo_log import log as logging
+
+from nova import context as nova_context
+from nova.scheduler import utils as nova_utils
+from nova_scoped_policies.conf import scheduler as sched_conf
+from nova_scoped_policies.scheduler.request_filters import base
+from nova_scoped_policies.scheduler import state
+
+LOG = logging.getLogger(__name__)
+
+
+class ForbiddenAggregatesFilter(base.RequestFilter):
+    """Adds ``member_of=!in:`` for every aggregate that requires a trait the
+    request (flavor extra specs and image properties) does not require.
+
+    Aggregates come from the scheduler's cached copy, so a warm cache costs
+    no database or HTTP call.
+    """
+
+    option = sched_conf.ENABLE_FORBIDDEN_AGGREGATES
+
+    def apply(self, ctxt, request_spec) -> bool:
+        admin = (ctxt or nova_context.get_admin_context()).elevated()
+        index = state.states().topology.traits(admin)
+        if not index.required:
+            return True
+        requested = nova_utils.ResourceRequest.from_request_spec(
+            request_spec).all_required_traits
+        forbidden = index.forbidden(requested)
+        if forbidden and not base.too_many(self.name, 'forbidden traits',
+                                           forbidden):
+            base.destination(request_spec).append_forbidden_aggregates(
+                forbidden)
+            LOG.debug('%(name)s added member_of=!in:%(aggs)s (request '
+                      'requires %(traits)s)',
+                      {'name': self.name, 'aggs': ','.join(forbidden),
+                       'traits': sorted(requested) or 'no trait'})
+        return True

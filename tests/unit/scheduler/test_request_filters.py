@@ -1,0 +1,140 @@
+"""Installing our request filters into nova's pipeline, and running them."""
+
+from oslo_utils.fixture import uuidsentinel as uuids
+import pytest
+
+from nova import objects
+from nova.scheduler import request_filter
+from nova_scoped_policies import topology as topo
+from nova_scoped_policies.scheduler.filters import all_filters
+from nova_scoped_policies.scheduler import request_filters
+from nova_scoped_policies.scheduler.request_filters.forbidden_aggregates \
+    import ForbiddenAggregatesFilter
+from nova_scoped_policies.scheduler.request_filters.scoped_policy_query \
+    import ScopedPolicyQueryFilter
+from tests.unit.scheduler.conftest import FakeLocator
+from tests.unit.scheduler.conftest import racks
+from tests.unit.scheduler.conftest import StaticTopology
+
+FA = 'enable_forbidden_aggregates_filter'
+SQ = 'enable_scoped_policy_query_filter'
+
+
+@pytest.fixture
+def pipeline(monkeypatch):
+    original = list(request_filter.ALL_REQUEST_FILTERS)
+    monkeypatch.setattr(request_filter, 'ALL_REQUEST_FILTERS',
+                        list(original))
+    return original
+
+
+def ours():
+    return [type(f).__name__ for f in request_filter.ALL_REQUEST_FILTERS
+            if type(f).__module__.startswith('nova_scoped_policies')]
+
+
+@pytest.mark.parametrize('options, expected', [
+    ({}, []),
+    ({FA: True}, ['ForbiddenAggregatesFilter']),
+    ({SQ: True}, ['ScopedPolicyQueryFilter']),
+    ({FA: True, SQ: True}, ['ForbiddenAggregatesFilter',
+                            'ScopedPolicyQueryFilter']),
+])
+def test_sync_installs_enabled_filters_once(conf, pipeline, options,
+                                           expected):
+    conf.config(group='scoped_policies', **options)
+    for _ in range(3):
+        assert request_filters.sync() == expected
+    assert ours() == expected
+    # nova's own filters are untouched and stay first.
+    assert request_filter.ALL_REQUEST_FILTERS[:len(pipeline)] == pipeline
+
+
+def test_nova_loading_available_filters_installs_them(conf, pipeline):
+    conf.config(group='scoped_policies', **{SQ: True})
+    all_filters()
+    all_filters()
+    assert ours() == ['ScopedPolicyQueryFilter']
+
+
+def test_disabling_removes_only_ours(conf, pipeline):
+    conf.config(group='scoped_policies', **{FA: True, SQ: True})
+    request_filters.sync()
+    conf.config(group='scoped_policies', **{FA: False})
+    request_filters.sync()
+    assert ours() == ['ScopedPolicyQueryFilter']
+    conf.config(group='scoped_policies', **{SQ: False})
+    request_filters.sync()
+    assert request_filter.ALL_REQUEST_FILTERS == pipeline
+
+
+def test_disabled_filter_called_anyway_does_nothing(install):
+    install(FakeLocator(), racks(**{'rack-1': ['h1']}))
+    spec = objects.RequestSpec(instance_group=None)
+    assert ScopedPolicyQueryFilter()(None, spec) is False
+    assert ForbiddenAggregatesFilter()(None, spec) is False
+    assert 'requested_destination' not in spec
+
+
+def _group_spec(document_json, members):
+    return objects.RequestSpec(
+        instance_group=objects.InstanceGroup(
+            uuid=uuids.group, name='g', policy='soft-anti-affinity',
+            members=members, rules={}, hosts=[]),
+        scheduler_hints={'scoped_policies': [document_json]},
+        instance_uuid=uuids.new, project_id='p')
+
+
+def test_scoped_policy_query_edits_the_destination(install, conf):
+    conf.config(group='scoped_policies', **{SQ: True})
+    topology = racks(**{'rack-1': ['h1'], 'rack-2': ['h2'],
+                        'rack-3': ['h3']})
+    install(FakeLocator({uuids.m1: 'h1', uuids.m2: 'h2'}), topology)
+    spec = _group_spec('{"policies": ["anti-affinity:rack"]}',
+                       [uuids.m1, uuids.m2, uuids.new])
+    assert ScopedPolicyQueryFilter()(None, spec) is True
+    assert spec.requested_destination.forbidden_aggregates == {'rack-1',
+                                                               'rack-2'}
+    assert spec.requested_destination.aggregates is None
+
+
+def test_scoped_policy_query_respects_max_query_aggregates(install, conf,
+                                                          caplog):
+    conf.config(group='scoped_policies', max_query_aggregates=1,
+                **{SQ: True})
+    topology = racks(**{'rack-1': ['h1'], 'rack-2': ['h2'],
+                        'rack-3': ['h3']})
+    install(FakeLocator({uuids.m1: 'h1', uuids.m2: 'h2'}), topology)
+    spec = _group_spec('{"policies": ["anti-affinity:rack"]}',
+                       [uuids.m1, uuids.m2])
+    with caplog.at_level('INFO'):
+        assert ScopedPolicyQueryFilter()(None, spec) is True
+    assert 'requested_destination' not in spec or \
+        spec.requested_destination is None
+    assert 'exceed [scoped_policies] max_query_aggregates=1' in caplog.text
+
+
+def test_forbidden_aggregates_from_the_cache(install, conf):
+    conf.config(group='scoped_policies', **{FA: True})
+    aggs = [topo.AggregateInfo(
+        'uuid-win', 'win', ['h1'],
+        {'trait:CUSTOM_WINDOWS_LICENSED': 'required'})]
+    states = install(FakeLocator())
+    states.topology = StaticTopology(aggregates=aggs)
+    spec = objects.RequestSpec(
+        flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
+                              ephemeral_gb=0, swap=0, extra_specs={}),
+        image=objects.ImageMeta.from_dict({'properties': {}}),
+        is_bfv=False, instance_group=None)
+    assert ForbiddenAggregatesFilter()(None, spec) is True
+    assert spec.requested_destination.forbidden_aggregates == {'uuid-win'}
+
+    spec = objects.RequestSpec(
+        flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
+                              ephemeral_gb=0, swap=0, extra_specs={
+                                  'trait:CUSTOM_WINDOWS_LICENSED':
+                                  'required'}),
+        image=objects.ImageMeta.from_dict({'properties': {}}),
+        is_bfv=False, instance_group=None)
+    assert ForbiddenAggregatesFilter()(None, spec) is True
+    assert 'requested_destination' not in spec
