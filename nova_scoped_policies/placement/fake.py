@@ -1,0 +1,562 @@
+"""An in-memory Placement: the subset nova-scoped-policies uses.
+
+A WSGI app (webob) for simulations and tests that need no database:
+resource providers with generations, inventories, usages, aggregates,
+traits, ``GET /allocation_candidates`` (resources, required and forbidden
+traits, ``member_of`` plain, ``in:``, ``!in:`` and repeated, ``limit``) and
+allocations. Microversions are checked as Placement checks them (400 for a
+malformed header, 406 for an unsupported version, 400 for a parameter the
+version does not know). ``tests/functional/test_placement_conformance.py``
+runs the same cases against this app and the real Placement.
+
+Single-provider candidates only: no nested or sharing providers.
+"""
+
+import collections
+import copy
+import re
+import typing
+import uuid as uuidlib
+
+import os_traits
+import webob
+import webob.dec
+import webob.exc
+
+from oslo_serialization import jsonutils
+
+MIN_VERSION = (1, 0)
+MAX_VERSION = (1, 39)
+_HEADER = 'OpenStack-API-Version'
+_VERSION_RE = re.compile(r'^placement\s+(latest|\d+\.\d+)$', re.IGNORECASE)
+_CUSTOM_RE = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
+_RC_RE = re.compile(r'^[A-Z0-9_]+$')
+_INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': None,
+                       'step_size': 1, 'allocation_ratio': 1.0}
+
+
+class _Error(Exception):
+    def __init__(self, status: int, detail: str) -> None:
+        self.status = status
+        self.detail = detail
+        super().__init__(detail)
+
+
+def _v(text: str) -> typing.Tuple[int, int]:
+    major, minor = text.split('.')
+    return int(major), int(minor)
+
+
+class _Provider:
+    def __init__(self, uuid: str, name: str) -> None:
+        self.uuid = uuid
+        self.name = name
+        self.generation = 0
+        self.inventories: typing.Dict[str, dict] = {}
+        self.aggregates: typing.Set[str] = set()
+        self.traits: typing.Set[str] = set()
+
+    def capacity(self, rc: str) -> int:
+        inv = self.inventories[rc]
+        return int((inv['total'] - inv['reserved'])
+                   * inv['allocation_ratio'])
+
+    def body(self, prefix: str) -> dict:
+        base = f'{prefix}/resource_providers/{self.uuid}'
+        links = [{'rel': 'self', 'href': base}] + [
+            {'rel': rel, 'href': f'{base}/{rel}'}
+            for rel in ('inventories', 'usages', 'aggregates', 'traits',
+                        'allocations')]
+        return {'uuid': self.uuid, 'name': self.name,
+                'generation': self.generation, 'links': links,
+                'parent_provider_uuid': None,
+                'root_provider_uuid': self.uuid}
+
+
+class FakePlacement:
+    """The WSGI application. State lives in the instance.
+
+    :param max_version: the highest microversion to claim, e.g. "1.29" to
+        play an old Placement.
+    """
+
+    def __init__(self, max_version: str = '%d.%d' % MAX_VERSION) -> None:
+        self.max_version = _v(max_version)
+        self.providers: typing.Dict[str, _Provider] = {}
+        self.custom_traits: typing.Set[str] = set()
+        # consumer -> {'allocations': {rp: {rc: n}}, project_id, user_id,
+        #              consumer_generation, consumer_type}
+        self.consumers: typing.Dict[str, dict] = {}
+        self._standard = frozenset(os_traits.get_traits())
+        self.routes = [
+            ('GET', r'/$', self.root),
+            ('POST', r'/resource_providers$', self.create_provider),
+            ('GET', r'/resource_providers/(?P<uuid>[^/]+)$',
+             self.get_provider),
+            ('GET', r'/resource_providers/(?P<uuid>[^/]+)/inventories$',
+             self.get_inventories),
+            ('PUT', r'/resource_providers/(?P<uuid>[^/]+)/inventories$',
+             self.put_inventories),
+            ('GET', r'/resource_providers/(?P<uuid>[^/]+)/usages$',
+             self.get_usages),
+            ('GET', r'/resource_providers/(?P<uuid>[^/]+)/aggregates$',
+             self.get_aggregates),
+            ('PUT', r'/resource_providers/(?P<uuid>[^/]+)/aggregates$',
+             self.put_aggregates),
+            ('GET', r'/resource_providers/(?P<uuid>[^/]+)/traits$',
+             self.get_traits),
+            ('PUT', r'/resource_providers/(?P<uuid>[^/]+)/traits$',
+             self.put_traits),
+            ('PUT', r'/traits/(?P<name>[^/]+)$', self.put_trait),
+            ('GET', r'/allocation_candidates$', self.allocation_candidates),
+            ('GET', r'/allocations/(?P<consumer>[^/]+)$',
+             self.get_allocations),
+            ('PUT', r'/allocations/(?P<consumer>[^/]+)$',
+             self.put_allocations),
+            ('DELETE', r'/allocations/(?P<consumer>[^/]+)$',
+             self.delete_allocations),
+        ]
+        self._compiled = [(m, re.compile(p), h) for m, p, h in self.routes]
+
+    # -- WSGI plumbing ---------------------------------------------------
+
+    @webob.dec.wsgify
+    def __call__(self, req: webob.Request) -> webob.Response:
+        version = self.max_version
+        try:
+            version = self._version(req)
+            path = req.path_info or '/'
+            allowed = []
+            for method, pattern, handler in self._compiled:
+                match = pattern.match(path)
+                if not match:
+                    continue
+                allowed.append(method)
+                if method == req.method:
+                    status, body = handler(req, version, **match.groupdict())
+                    return self._respond(status, body, version)
+            if allowed:
+                raise _Error(405, 'The method specified is not allowed for '
+                             'this resource.')
+            raise _Error(404, 'The resource could not be found.')
+        except _Error as err:
+            return self._respond(err.status, {'errors': [{
+                'status': err.status, 'title': webob.exc.status_map[
+                    err.status].title, 'detail': err.detail,
+                'request_id': f'req-{uuidlib.uuid4()}'}]}, version)
+
+    def _respond(self, status, body, version):
+        resp = webob.Response(status=status)
+        resp.headers[_HEADER] = 'placement %d.%d' % version
+        resp.headers['Vary'] = _HEADER
+        if body is not None:
+            resp.content_type = 'application/json'
+            resp.text = jsonutils.dumps(body)
+        return resp
+
+    def _version(self, req) -> typing.Tuple[int, int]:
+        raw = req.headers.get(_HEADER)
+        if raw is None:
+            return MIN_VERSION
+        match = _VERSION_RE.match(raw.strip())
+        if not match:
+            raise _Error(400, f'invalid version string: {raw}')
+        if match.group(1).lower() == 'latest':
+            return self.max_version
+        version = _v(match.group(1))
+        if not MIN_VERSION <= version <= self.max_version:
+            raise _Error(406, 'Unacceptable version header: %s' %
+                         match.group(1))
+        return version
+
+    @staticmethod
+    def _body(req) -> dict:
+        try:
+            return jsonutils.loads(req.body or b'null')
+        except ValueError:
+            raise _Error(400, 'Malformed JSON')
+
+    def _provider(self, uuid: str) -> _Provider:
+        provider = self.providers.get(uuid)
+        if provider is None:
+            raise _Error(404, f'No resource provider with uuid {uuid} '
+                         'found')
+        return provider
+
+    @staticmethod
+    def _generation(provider: _Provider, body: dict) -> None:
+        if body.get('resource_provider_generation') != provider.generation:
+            raise _Error(409, 'resource provider generation conflict')
+        provider.generation += 1
+
+    # -- handlers --------------------------------------------------------
+
+    def root(self, req, version):
+        return 200, {'versions': [{
+            'id': 'v1.0', 'status': 'CURRENT',
+            'min_version': '%d.%d' % MIN_VERSION,
+            'max_version': '%d.%d' % self.max_version, 'links': []}]}
+
+    def create_provider(self, req, version):
+        body = self._body(req)
+        if not isinstance(body, dict) or not isinstance(
+                body.get('name'), str) or not body['name']:
+            raise _Error(400, "'name' is a required property")
+        uuid = body.get('uuid') or str(uuidlib.uuid4())
+        if uuid in self.providers or any(
+                p.name == body['name'] for p in self.providers.values()):
+            raise _Error(409, 'Conflicting resource provider name: '
+                         f'{body["name"]} already exists.')
+        provider = self.providers[uuid] = _Provider(uuid, body['name'])
+        if version >= (1, 20):
+            return 200, provider.body(req.script_name)
+        return 201, None
+
+    def get_provider(self, req, version, uuid):
+        return 200, self._provider(uuid).body(req.script_name)
+
+    def get_inventories(self, req, version, uuid):
+        provider = self._provider(uuid)
+        return 200, {'resource_provider_generation': provider.generation,
+                     'inventories': copy.deepcopy(provider.inventories)}
+
+    def put_inventories(self, req, version, uuid):
+        provider = self._provider(uuid)
+        body = self._body(req)
+        if not isinstance(body, dict) or not isinstance(
+                body.get('inventories'), dict):
+            raise _Error(400, "'inventories' is a required property")
+        inventories = {}
+        for rc, data in body['inventories'].items():
+            if not _RC_RE.match(rc) or not isinstance(data, dict) \
+                    or not isinstance(data.get('total'), int):
+                raise _Error(400, f'Invalid inventory for {rc}')
+            inv = dict(_INVENTORY_DEFAULTS, **data)
+            if inv['max_unit'] is None:
+                inv['max_unit'] = inv['total']
+            inventories[rc] = inv
+        used = self._used(uuid)
+        for rc in used:
+            if rc not in inventories:
+                raise _Error(409, f'Inventory for {rc} on resource provider '
+                             f'{uuid} in use.')
+        self._generation(provider, body)
+        provider.inventories = inventories
+        return 200, {'resource_provider_generation': provider.generation,
+                     'inventories': copy.deepcopy(inventories)}
+
+    def _used(self, uuid: str) -> typing.Counter[str]:
+        used: typing.Counter[str] = collections.Counter()
+        for consumer in self.consumers.values():
+            for rc, n in consumer['allocations'].get(uuid, {}).items():
+                used[rc] += n
+        return used
+
+    def get_usages(self, req, version, uuid):
+        provider = self._provider(uuid)
+        used = self._used(uuid)
+        return 200, {'resource_provider_generation': provider.generation,
+                     'usages': {rc: used.get(rc, 0)
+                                for rc in provider.inventories}}
+
+    def get_aggregates(self, req, version, uuid):
+        if version < (1, 1):
+            raise _Error(404, 'The resource could not be found.')
+        provider = self._provider(uuid)
+        body = {'aggregates': sorted(provider.aggregates)}
+        if version >= (1, 19):
+            body['resource_provider_generation'] = provider.generation
+        return 200, body
+
+    def put_aggregates(self, req, version, uuid):
+        if version < (1, 1):
+            raise _Error(404, 'The resource could not be found.')
+        provider = self._provider(uuid)
+        body = self._body(req)
+        if version >= (1, 19):
+            if not isinstance(body, dict):
+                raise _Error(400, "'aggregates' is a required property")
+            self._generation(provider, body)
+            aggregates = body.get('aggregates')
+        else:
+            aggregates = body
+        if not isinstance(aggregates, list) or not all(
+                _is_uuid(a) for a in aggregates):
+            raise _Error(400, 'aggregates must be a list of uuids')
+        provider.aggregates = set(aggregates)
+        return self.get_aggregates(req, version, uuid)
+
+    def _known_trait(self, name: str) -> bool:
+        return name in self._standard or name in self.custom_traits
+
+    def put_trait(self, req, version, name):
+        if version < (1, 6):
+            raise _Error(404, 'The resource could not be found.')
+        if not _CUSTOM_RE.match(name):
+            raise _Error(400, "The trait is invalid. A valid trait must be "
+                         "no longer than 255 characters, start with the "
+                         "prefix \"CUSTOM_\" and use following characters: "
+                         "\"A\"-\"Z\", \"0\"-\"9\" and \"_\"")
+        if name in self.custom_traits:
+            return 204, None
+        self.custom_traits.add(name)
+        return 201, None
+
+    def get_traits(self, req, version, uuid):
+        provider = self._provider(uuid)
+        return 200, {'traits': sorted(provider.traits),
+                     'resource_provider_generation': provider.generation}
+
+    def put_traits(self, req, version, uuid):
+        if version < (1, 6):
+            raise _Error(404, 'The resource could not be found.')
+        provider = self._provider(uuid)
+        body = self._body(req)
+        traits = body.get('traits') if isinstance(body, dict) else None
+        if not isinstance(traits, list):
+            raise _Error(400, "'traits' is a required property")
+        unknown = sorted(t for t in traits if not self._known_trait(t))
+        if unknown:
+            raise _Error(400, 'No such trait(s): %s' % ', '.join(unknown))
+        self._generation(provider, body)
+        provider.traits = set(traits)
+        return self.get_traits(req, version, uuid)
+
+    # -- allocation candidates -------------------------------------------
+
+    def allocation_candidates(self, req, version):
+        if version < (1, 10):
+            raise _Error(404, 'The resource could not be found.')
+        known = {'resources': (1, 10), 'limit': (1, 16),
+                 'required': (1, 17), 'member_of': (1, 21)}
+        for key in req.GET:
+            if key not in known or version < known[key]:
+                raise _Error(400, 'Invalid query string parameters: '
+                             f"Additional properties are not allowed "
+                             f"('{key}' was unexpected)")
+        if len(req.GET.getall('resources')) != 1:
+            raise _Error(400, "Invalid query string parameters: "
+                         "'resources' is a required property")
+        resources = _parse_resources(req.GET['resources'])
+        required, forbidden = self._parse_traits(req.GET.getall('required'),
+                                                 version)
+        member_in, member_out = _parse_member_of(
+            req.GET.getall('member_of'), version)
+        limit = None
+        if 'limit' in req.GET:
+            if not req.GET['limit'].isdigit() or int(req.GET['limit']) < 1:
+                raise _Error(400, 'Invalid query string parameters: '
+                             "Failed validating 'pattern' in "
+                             "schema['properties']['limit']")
+            limit = int(req.GET['limit'])
+        found = []
+        for provider in self.providers.values():
+            if not self._fits(provider, resources):
+                continue
+            if not required <= provider.traits or forbidden & provider.traits:
+                continue
+            if any(not (any_of & provider.aggregates)
+                   for any_of in member_in):
+                continue
+            if member_out & provider.aggregates:
+                continue
+            found.append(provider)
+        found.sort(key=lambda p: p.uuid)
+        if limit is not None:
+            found = found[:limit]
+        requests = []
+        summaries = {}
+        for provider in found:
+            alloc = {'allocations': {provider.uuid: {
+                'resources': dict(resources)}}}
+            if version >= (1, 34):
+                alloc['mappings'] = {'': [provider.uuid]}
+            requests.append(alloc)
+            used = self._used(provider.uuid)
+            summary = {'resources': {
+                rc: {'capacity': provider.capacity(rc),
+                     'used': used.get(rc, 0)}
+                for rc in provider.inventories}}
+            if version >= (1, 17):
+                summary['traits'] = sorted(provider.traits)
+            if version >= (1, 29):
+                summary['parent_provider_uuid'] = None
+                summary['root_provider_uuid'] = provider.uuid
+            summaries[provider.uuid] = summary
+        return 200, {'allocation_requests': requests,
+                     'provider_summaries': summaries}
+
+    def _parse_traits(self, values, version):
+        required, forbidden = set(), set()
+        for value in values:
+            for name in value.split(','):
+                target = required
+                if name.startswith('!'):
+                    if version < (1, 22):
+                        raise _Error(400, 'Invalid query string parameters: '
+                                     f"Expected 'required' parameter value "
+                                     f"of the form: HW_CPU_X86_VMX,CUSTOM_"
+                                     f"MAGIC. Got: {value}")
+                    name, target = name[1:], forbidden
+                if not self._known_trait(name):
+                    raise _Error(400, f"No such trait(s): {name}")
+                target.add(name)
+        return required, forbidden
+
+    def _fits(self, provider, resources) -> bool:
+        used = self._used(provider.uuid)
+        for rc, amount in resources.items():
+            inv = provider.inventories.get(rc)
+            if inv is None:
+                return False
+            if amount < inv['min_unit'] or amount > inv['max_unit'] or \
+                    amount % inv['step_size']:
+                return False
+            if used.get(rc, 0) + amount > provider.capacity(rc):
+                return False
+        return True
+
+    # -- allocations -----------------------------------------------------
+
+    def get_allocations(self, req, version, consumer):
+        data = self.consumers.get(consumer)
+        if data is None:
+            return 200, {'allocations': {}}
+        body = {'allocations': {
+            rp: {'resources': dict(res),
+                 'generation': self.providers[rp].generation}
+            for rp, res in data['allocations'].items()}}
+        if version >= (1, 12):
+            body['project_id'] = data['project_id']
+            body['user_id'] = data['user_id']
+        if version >= (1, 28):
+            body['consumer_generation'] = data['consumer_generation']
+        if version >= (1, 38):
+            body['consumer_type'] = data['consumer_type']
+        return 200, body
+
+    def put_allocations(self, req, version, consumer):
+        if not _is_uuid(consumer):
+            raise _Error(400, f'Malformed consumer_uuid: {consumer}')
+        if version < (1, 12):
+            raise _Error(400, 'fake Placement supports allocations from '
+                         'microversion 1.12')
+        body = self._body(req)
+        if not isinstance(body, dict) or not isinstance(
+                body.get('allocations'), dict):
+            raise _Error(400, "'allocations' is a required property")
+        needed = ['project_id', 'user_id']
+        if version >= (1, 28):
+            needed.append('consumer_generation')
+        if version >= (1, 38):
+            needed.append('consumer_type')
+        for key in needed:
+            if key not in body:
+                raise _Error(400, f"'{key}' is a required property")
+        current = self.consumers.get(consumer)
+        if version >= (1, 28):
+            expected = current['consumer_generation'] if current else None
+            if body['consumer_generation'] != expected:
+                raise _Error(409, 'consumer generation conflict')
+        allocations: typing.Dict[str, typing.Dict[str, int]] = {}
+        for rp, data in body['allocations'].items():
+            if rp not in self.providers:
+                raise _Error(400, f'Allocation for resource provider {rp} '
+                             'that does not exist.')
+            res = (data or {}).get('resources')
+            if not isinstance(res, dict) or not res:
+                raise _Error(400, "'resources' is a required property")
+            allocations[rp] = dict(res)
+        # check capacity without the consumer's current allocations
+        others = {c: d for c, d in self.consumers.items() if c != consumer}
+        for rp, res in allocations.items():
+            provider = self.providers[rp]
+            used: typing.Counter[str] = collections.Counter()
+            for data in others.values():
+                for rc, n in data['allocations'].get(rp, {}).items():
+                    used[rc] += n
+            for rc, amount in res.items():
+                inv = provider.inventories.get(rc)
+                if inv is None or used[rc] + amount > provider.capacity(rc) \
+                        or amount < inv['min_unit'] \
+                        or amount > inv['max_unit'] \
+                        or amount % inv['step_size']:
+                    raise _Error(409, f'Unable to allocate inventory: '
+                                 f'Unable to create allocation for '
+                                 f"'{rc}' on resource provider '{rp}'. "
+                                 'The requested amount would exceed the '
+                                 'capacity.')
+        touched = set(allocations) | set(
+            current['allocations'] if current else ())
+        if not allocations:
+            self.consumers.pop(consumer, None)
+        else:
+            self.consumers[consumer] = {
+                'allocations': allocations,
+                'project_id': body['project_id'],
+                'user_id': body['user_id'],
+                'consumer_generation': (current['consumer_generation'] + 1
+                                        if current else 1),
+                'consumer_type': body.get('consumer_type', 'INSTANCE')}
+        for rp in touched:
+            self.providers[rp].generation += 1
+        return 204, None
+
+    def delete_allocations(self, req, version, consumer):
+        # Placement does not bump provider generations on delete.
+        if self.consumers.pop(consumer, None) is None:
+            raise _Error(404, f'No allocations for consumer \'{consumer}\'')
+        return 204, None
+
+
+def _is_uuid(value) -> bool:
+    try:
+        uuidlib.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def _parse_resources(text: str) -> typing.Dict[str, int]:
+    resources = {}
+    for part in text.split(','):
+        rc, _, amount = part.partition(':')
+        if not _RC_RE.match(rc) or not amount.isdigit():
+            raise _Error(400, 'Badly formed resources parameter. Expected '
+                         'resources query string parameter in form: '
+                         f'?resources=VCPU:2,MEMORY_MB:1024. Got: {text}.')
+        if rc in resources:
+            raise _Error(400, 'Badly formed resources parameter: resource '
+                         f'class {rc} appears more than once')
+        if int(amount) < 1:
+            raise _Error(400, 'Invalid query string parameters: Requested '
+                         f'resource {rc} expected positive integer amount.')
+        resources[rc] = int(amount)
+    return resources
+
+
+def _parse_member_of(values, version):
+    """-> (list of any-of sets that must each match, forbidden set)."""
+    if len(values) > 1 and version < (1, 24):
+        raise _Error(400, 'Multiple member_of parameters are not supported '
+                     'before microversion 1.24')
+    member_in: typing.List[typing.Set[str]] = []
+    member_out: typing.Set[str] = set()
+    for value in values:
+        negate = value.startswith('!')
+        if negate:
+            if version < (1, 32):
+                raise _Error(400, 'Forbidden member_of parameters are not '
+                             'supported in the specified microversion')
+            value = value[1:]
+        listed = value.startswith('in:')
+        uuids = (value[3:] if listed else value).split(',')
+        if (not listed and len(uuids) > 1) or not all(
+                _is_uuid(u) for u in uuids):
+            raise _Error(400, 'Expected \'member_of\' parameter to contain '
+                         'valid UUID(s). Got: %s' % value)
+        if negate:
+            member_out.update(uuids)
+        else:
+            member_in.append(set(uuids))
+    return member_in, member_out
