@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Run the benchmarks in the project's virtualenv (created if needed).
-# Extra arguments go to the benchmark, e.g. tools/benchmark.sh --quick
+# Run a benchmark in the project's virtualenv (created if needed):
+#   tools/benchmark.sh [filters|request_filters] [benchmark args]
+# filters (P1, the default): our group filter + weigher vs nova's.
+# request_filters (P2): request-filter cost and real-Placement candidates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/venv.sh
-exec "$NSP_VENV/bin/python" -m benchmarks.bench_filters "$@"
+exec "$NSP_VENV/bin/python" -m benchmarks "$@"

@@ -3,6 +3,7 @@
 import collections
 
 from nova_scoped_policies import conf
+from nova_scoped_policies.placement import client as placement_client
 
 
 def list_opts():
@@ -11,7 +12,7 @@ def list_opts():
     Fails loudly if a conf module forgets its ``list_opts``.
     """
     grouped = collections.defaultdict(list)
-    for module in conf._MODULES:
+    for module in conf._MODULES + (placement_client,):
         lister = getattr(module, 'list_opts', None)
         if lister is None:
             raise AttributeError(

@@ -2,7 +2,10 @@
 real Placement answering the ``GET /allocation_candidates`` they shape."""
 
 import collections
+import logging
 from urllib import parse
+
+import fixtures
 
 from nova.scheduler.client import report
 from nova.scheduler import request_filter
@@ -24,6 +27,10 @@ class QuerySpy:
     def __init__(self, test):
         self.queries = []
         self.filter_hosts = []
+        # what our request filters log (DEBUG, like nova's traced filters)
+        self.log = test.useFixture(fixtures.FakeLogger(
+            name='nova_scoped_policies.scheduler.request_filters',
+            level=logging.DEBUG, format='%(name)s %(message)s'))
         real_query = report.SchedulerReportClient.get_allocation_candidates
         real_filter = scoped_affinity.ScopedAffinityFilter.filter_all
         spy = self
@@ -37,10 +44,10 @@ class QuerySpy:
             spy.filter_hosts.append(sorted(h.host for h in host_states))
             return real_filter(filt, host_states, spec_obj)
 
-        test.useFixture(base.fixtures.MonkeyPatch(
+        test.useFixture(fixtures.MonkeyPatch(
             'nova.scheduler.client.report.SchedulerReportClient.'
             'get_allocation_candidates', get_allocation_candidates))
-        test.useFixture(base.fixtures.MonkeyPatch(
+        test.useFixture(fixtures.MonkeyPatch(
             'nova_scoped_policies.scheduler.filters.scoped_affinity.'
             'ScopedAffinityFilter.filter_all', filter_all))
 
@@ -80,6 +87,10 @@ class LicensedWindowsTest(base.ScopedPoliciesTestCase):
         self.assertEqual([f'!in:{self.win["uuid"]}'], member_of(plain))
         self.assertNotIn('member_of', windows)
         self.assertIn(f'required={LICENSED}', windows)
+        # logged once: for the plain image only
+        self.assertEqual(1, spy.log.output.count(
+            f'ForbiddenAggregatesFilter added member_of=!in:'
+            f'{self.win["uuid"]} (request requires no trait)'))
 
 
 class LicensedWindowsDisabledTest(LicensedWindowsTest):
@@ -95,6 +106,7 @@ class LicensedWindowsDisabledTest(LicensedWindowsTest):
         spy = QuerySpy(self)
         self._boot(None)
         self.assertNotIn('member_of', spy.queries[0])
+        self.assertEqual('', spy.log.output)
         self.assertEqual([], [f for f in request_filter.ALL_REQUEST_FILTERS
                               if type(f).__module__.startswith(
                                   'nova_scoped_policies')])
@@ -125,6 +137,9 @@ class AffinityRackQueryTest(base.ScopedPoliciesTestCase):
         self.assertNotIn('member_of', spy.queries[0])
         for query in spy.queries[1:]:
             self.assertEqual([f'in:{rack4["uuid"]}'], member_of(query))
+        self.assertEqual(3, spy.log.output.count(
+            "ScopedPolicyQueryFilter added to the Placement query: "
+            f"affinity:rack: in ['{rack4['uuid']}']"))
         self.assertEqual(4, len(spy.queries))
         for seen in spy.filter_hosts[1:]:
             self.assertTrue(set(seen) <= {'h10', 'h11', 'h12'}, seen)
@@ -161,6 +176,7 @@ class QueryFilterDisabledTest(AffinityRackQueryTest):
         # (the first boot asked for h12: in_tree=<h12>)
         self.assertEqual(1, len(set(spy.queries[1:])), spy.queries)
         self.assertEqual([], member_of(spy.queries[1]))
+        self.assertEqual('', spy.log.output)
         # Without the query filter the host filters see every host.
         self.assertEqual(12, len(spy.filter_hosts[-1]))
 

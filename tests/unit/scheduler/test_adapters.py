@@ -215,8 +215,10 @@ def test_nova_loaders_find_our_classes_by_the_public_paths():
 
 
 def test_list_opts_for_the_config_generator():
-    ((group, options),) = opts.list_opts()
-    assert group.name == 'scoped_policies'
+    listed = dict((getattr(g, 'name', g), o) for g, o in opts.list_opts())
+    assert {'auth_type', 'endpoint_override', 'timeout'} <= {
+        o.dest for o in listed['placement']}
+    options = listed['scoped_policies']
     assert {o.name for o in options} == {
         'allow_policy_hint', 'soft_affinity_weight_multiplier',
         'soft_anti_affinity_weight_multiplier', 'aggregate_refresh_interval',
@@ -224,6 +226,7 @@ def test_list_opts_for_the_config_generator():
         'enable_scoped_policy_query_filter', 'max_query_aggregates'}
     for option in options:
         assert len(option.help) > 80, option.name
+    assert set(listed) == {'scoped_policies', 'placement'}
 
 
 def test_register_opts_is_idempotent():

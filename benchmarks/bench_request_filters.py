@@ -1,0 +1,172 @@
+"""P2: our pre-placement request filters.
+
+1. Cost per request of ``forbidden_aggregates`` and ``scoped_policy_query``
+   with 1,000 aggregates (500 scope domains, 500 with trait metadata) and a
+   group of 1,000 members, aggregate cache warm (target <= 1 ms each).
+2. Real Placement (openstack-placement on SQLite, in-process) with 2,000
+   providers in 50 racks: an ``affinity:rack`` boot's
+   ``GET /allocation_candidates`` with and without the query filter's
+   ``member_of=in:<rack>`` - candidates and latency, and their ratios.
+
+Run with ``tools/benchmark.sh request_filters``.
+"""
+
+import argparse
+import statistics
+import sys
+import time
+import uuid
+import warnings
+
+warnings.simplefilter('ignore')
+
+from oslo_config import cfg  # noqa: E402
+from oslo_serialization import jsonutils  # noqa: E402
+
+from nova import objects  # noqa: E402
+from nova_scoped_policies.engine import forbidden_aggregates  # noqa: E402
+from nova_scoped_policies.engine import placement_query  # noqa: E402
+from nova_scoped_policies import topology as topo  # noqa: E402
+from nova_scoped_policies.scheduler import request_filters  # noqa: E402,F401
+from nova_scoped_policies.scheduler.request_filters.forbidden_aggregates \
+    import ForbiddenAggregatesFilter  # noqa: E402
+from nova_scoped_policies.scheduler.request_filters.scoped_policy_query \
+    import ScopedPolicyQueryFilter  # noqa: E402
+from nova_scoped_policies.scheduler import state  # noqa: E402
+
+CONF = cfg.CONF
+
+
+class _Cache:
+    """The scheduler's aggregate cache, warm."""
+
+    def __init__(self, aggregates):
+        self.topology = topo.from_aggregates(aggregates)
+        self.trait_index = forbidden_aggregates.index(aggregates)
+
+    def get(self, context):
+        return self.topology
+
+    def traits(self, context):
+        return self.trait_index
+
+
+class _Locator:
+    def __init__(self, placements):
+        self.placements = placements
+
+    def locate(self, context, uuids):
+        get = self.placements.get
+        return {u: get(u) for u in uuids}
+
+
+def timed(fn, repeat):
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def per_request(repeat):
+    hosts = [f'host{i}' for i in range(10000)]
+    aggregates = [topo.AggregateInfo(
+        f'rack-{r}', f'rack-{r}', hosts[r * 20:(r + 1) * 20],
+        {'policy_scope': 'rack'}) for r in range(500)]
+    aggregates += [topo.AggregateInfo(
+        f'licensed-{k}', f'licensed-{k}', hosts[k * 20:(k + 1) * 20],
+        {f'trait:CUSTOM_LICENSE_{k}': 'required'}) for k in range(500)]
+    members = [f'member-{k}' for k in range(1000)]
+    placements = {m: hosts[(k * 7919) % 10000]
+                  for k, m in enumerate(members)}
+    CONF.set_override('enable_forbidden_aggregates_filter', True,
+                      'scoped_policies')
+    CONF.set_override('enable_scoped_policy_query_filter', True,
+                      'scoped_policies')
+    CONF.set_override('max_query_aggregates', 1000, 'scoped_policies')
+    state.STATES = state.RequestStates(_Locator(placements),
+                                       _Cache(aggregates))
+    hint = jsonutils.dumps({'policies': ['anti-affinity:rack'],
+                            'rules': {'max_server_per_rack': 3}})
+
+    def spec():
+        return objects.RequestSpec(
+            flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
+                                  ephemeral_gb=0, swap=0, extra_specs={
+                                      'trait:CUSTOM_LICENSE_7': 'required'}),
+            image=objects.ImageMeta.from_dict({'properties': {}}),
+            is_bfv=False,
+            instance_group=objects.InstanceGroup(
+                uuid='g', name='g', policy='soft-anti-affinity',
+                members=members, rules={}, hosts=[]),
+            scheduler_hints={'scoped_policies': [hint]},
+            instance_uuid='new', project_id='p')
+
+    specs = [spec() for _ in range(repeat * 2)]
+    forbidden = ForbiddenAggregatesFilter()
+    query = ScopedPolicyQueryFilter()
+    it = iter(specs)
+    fa = timed(lambda: forbidden(None, next(it)), repeat)
+    sq = timed(lambda: query(None, next(it)), repeat)
+    sample = specs[-1].requested_destination
+    return fa, sq, len(sample.forbidden_aggregates)
+
+
+def real_placement(repeat, providers=2000, racks=50):
+    from tests import placement_fixtures as pf
+    fixture = pf.real_placement()
+    fixture.setUp()
+    try:
+        client = pf.client_for(fixture)
+        rack_ids = [str(uuid.uuid4()) for _ in range(racks)]
+        start = time.perf_counter()
+        for i in range(providers):
+            rp = str(uuid.uuid4())
+            client.create_provider(f'n{i}', rp)
+            client.set_inventory(rp, 0, {
+                'VCPU': {'total': 64}, 'MEMORY_MB': {'total': 262144},
+                'DISK_GB': {'total': 4000}})
+            client.set_aggregates(rp, 1, [rack_ids[i * racks // providers]])
+        setup = time.perf_counter() - start
+        resources = {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}
+        rack = rack_ids[-1]
+        results = {}
+        for label, member_of in (('without', ()),
+                                 ('with', (f'in:{rack}',))):
+            found = client.allocation_candidates(resources,
+                                                 member_of=member_of)
+            seconds = timed(lambda: client.allocation_candidates(
+                resources, member_of=member_of), repeat)
+            results[label] = (len(found['allocation_requests']), seconds)
+        return setup, results
+    finally:
+        fixture.cleanUp()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--repeat', type=int, default=20)
+    parser.add_argument('--providers', type=int, default=2000)
+    args = parser.parse_args(argv)
+    objects.register_all()
+    fa, sq, n_forbidden = per_request(args.repeat)
+    print(f'forbidden_aggregates per request (1,000 aggregates, warm): '
+          f'{fa * 1e3:.3f} ms (target <= 1 ms)')
+    print(f'scoped_policy_query per request (1,000 members, 500 racks, '
+          f'{n_forbidden} forbidden): {sq * 1e3:.3f} ms (target <= 1 ms)')
+    setup, res = real_placement(max(3, args.repeat // 4), args.providers)
+    (n_all, t_all), (n_rack, t_rack) = res['without'], res['with']
+    print(f'real Placement, {args.providers} providers in 50 racks '
+          f'(built in {setup:.0f} s):')
+    print(f'  affinity:rack boot without query filter: {n_all} candidates, '
+          f'{t_all * 1e3:.1f} ms')
+    print(f'  affinity:rack boot with query filter:    {n_rack} candidates, '
+          f'{t_rack * 1e3:.1f} ms')
+    print(f'candidates_ratio: {n_all / max(n_rack, 1):.1f}')
+    print(f'latency_ratio: {t_all / t_rack:.1f}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
