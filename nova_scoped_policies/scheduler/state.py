@@ -24,7 +24,7 @@ from nova_scoped_policies import engine
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.scheduler import members as members_mod
-from nova_scoped_policies.scheduler import topology_source
+from nova_scoped_policies.scheduler import aggregate_cache
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -119,12 +119,13 @@ class RequestStates:
     """Builds and caches one :class:`engine.Evaluation` per request.
 
     :param locator: finds the members' hosts (default: nova's cells).
-    :param topology: the scope topology source (default: aggregates).
+    :param aggregates: the cached aggregates: scope topology and trait
+        index (default: read from nova's API database).
     """
 
-    def __init__(self, locator=None, topology=None) -> None:
+    def __init__(self, locator=None, aggregates=None) -> None:
         self.locator = locator or members_mod.NovaMemberLocator()
-        self.topology = topology or topology_source.AggregateTopologySource(
+        self.aggregates = aggregates or aggregate_cache.AggregateCache(
             lambda: CONF.scoped_policies.aggregate_refresh_interval)
         self.engine = engine.Engine()
         self._entries: 'weakref.WeakKeyDictionary[typing.Any, _Entry]' = \
@@ -182,7 +183,7 @@ class RequestStates:
             placements = self.locator.locate(
                 context, _list_field(group, 'members'))
             base_hosts = len(_list_field(group, 'hosts'))
-        return _Entry(document, placements, self.topology.get(context),
+        return _Entry(document, placements, self.aggregates.get(context),
                       base_hosts)
 
 

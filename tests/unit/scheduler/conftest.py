@@ -1,7 +1,8 @@
 """Fixtures for the nova adapter tests: no database, no services.
 
-The adapters find members' hosts through a locator and scopes through a
-topology source; here both are in-memory stand-ins for nova's database.
+The adapters find members' hosts through a locator and scopes and trait
+aggregates through the aggregate cache; here both are in-memory stand-ins
+for nova's database.
 """
 
 import pytest
@@ -33,7 +34,7 @@ class FakeLocator:
                     for uuid in hs.instances})
 
 
-class StaticTopology:
+class StaticAggregates:
     """Stands for the aggregate cache: a topology and a trait index."""
 
     def __init__(self, topology=None, aggregates=()):
@@ -69,7 +70,7 @@ def install(monkeypatch):
     """install(locator, topology) -> fresh shared RequestStates."""
     def _install(locator=None, topology=None):
         states = state.RequestStates(locator or FakeLocator(),
-                                     StaticTopology(topology))
+                                     StaticAggregates(topology))
         monkeypatch.setattr(state, 'STATES', states)
         return states
     return _install

@@ -17,7 +17,7 @@ from nova_scoped_policies.conf import opts
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies.scheduler import members
 from nova_scoped_policies.scheduler import state
-from nova_scoped_policies.scheduler import topology_source
+from nova_scoped_policies.scheduler import aggregate_cache
 from nova_scoped_policies.scheduler.filters.scoped_affinity import \
     ScopedAffinityFilter
 from nova_scoped_policies.scheduler.filters.scoped_anti_affinity import \
@@ -94,7 +94,7 @@ def test_one_member_lookup_per_request_shared_by_all_plugins(install):
         # nova appends each selection for the next instance.
         spec_obj.instance_group.hosts.append('h3')
     assert locator.calls == 1
-    assert states.topology.calls == 1
+    assert states.aggregates.calls == 1
 
 
 def test_in_flight_selections_of_a_multi_instance_request(install):
@@ -235,7 +235,7 @@ def test_register_opts_is_idempotent():
     assert state.CONF.scoped_policies.aggregate_refresh_interval == 30
 
 
-def test_topology_source_refreshes_after_interval(monkeypatch, caplog):
+def test_aggregate_cache_refreshes_after_interval(monkeypatch, caplog):
     loads = []
 
     def fake_get_all(context):
@@ -246,7 +246,7 @@ def test_topology_source_refreshes_after_interval(monkeypatch, caplog):
                                   metadata={'policy_scope': 'rack'})]
     monkeypatch.setattr(objects.AggregateList, 'get_all', fake_get_all)
     now = [100.0]
-    source = topology_source.AggregateTopologySource(lambda: 30,
+    source = aggregate_cache.AggregateCache(lambda: 30,
                                                      clock=lambda: now[0])
     with caplog.at_level(logging.WARNING):
         first = source.get('ctx')

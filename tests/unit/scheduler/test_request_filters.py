@@ -14,7 +14,7 @@ from nova_scoped_policies.scheduler.request_filters.scoped_policy_query \
     import ScopedPolicyQueryFilter
 from tests.unit.scheduler.conftest import FakeLocator
 from tests.unit.scheduler.conftest import racks
-from tests.unit.scheduler.conftest import StaticTopology
+from tests.unit.scheduler.conftest import StaticAggregates
 
 FA = 'enable_forbidden_aggregates_filter'
 SQ = 'enable_scoped_policy_query_filter'
@@ -120,7 +120,7 @@ def test_forbidden_aggregates_from_the_cache(install, conf):
         'uuid-win', 'win', ['h1'],
         {'trait:CUSTOM_WINDOWS_LICENSED': 'required'})]
     states = install(FakeLocator())
-    states.topology = StaticTopology(aggregates=aggs)
+    states.aggregates = StaticAggregates(aggregates=aggs)
     spec = objects.RequestSpec(
         flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
                               ephemeral_gb=0, swap=0, extra_specs={}),

@@ -17,7 +17,7 @@ from nova_scoped_policies import topology as topo
 LOG = logging.getLogger(__name__)
 
 
-class AggregateTopologySource:
+class AggregateCache:
     """Reads every host aggregate at most once per refresh interval.
 
     :param refresh_interval: returns the current interval in seconds (read
