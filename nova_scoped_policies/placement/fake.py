@@ -87,6 +87,9 @@ class FakePlacement:
         # consumer -> {'allocations': {rp: {rc: n}}, project_id, user_id,
         #              consumer_generation, consumer_type}
         self.consumers: typing.Dict[str, dict] = {}
+        # provider -> resource class -> amount allocated (kept in step)
+        self._usage: typing.Dict[str, typing.Counter[str]] = \
+            collections.defaultdict(collections.Counter)
         self._standard = frozenset(os_traits.get_traits())
         self.routes = [
             ('GET', r'/$', self.root),
@@ -246,11 +249,12 @@ class FakePlacement:
                      'inventories': copy.deepcopy(inventories)}
 
     def _used(self, uuid: str) -> typing.Counter[str]:
-        used: typing.Counter[str] = collections.Counter()
-        for consumer in self.consumers.values():
-            for rc, n in consumer['allocations'].get(uuid, {}).items():
-                used[rc] += n
-        return used
+        return self._usage[uuid]
+
+    def _account(self, allocations: dict, sign: int) -> None:
+        for rp, resources in allocations.items():
+            for rc, n in resources.items():
+                self._usage[rp][rc] += sign * n
 
     def get_usages(self, req, version, uuid):
         provider = self._provider(uuid)
@@ -328,7 +332,8 @@ class FakePlacement:
         if version < (1, 10):
             raise _Error(404, 'The resource could not be found.')
         known = {'resources': (1, 10), 'limit': (1, 16),
-                 'required': (1, 17), 'member_of': (1, 21)}
+                 'required': (1, 17), 'member_of': (1, 21),
+                 'root_required': (1, 35)}
         for key in req.GET:
             if key not in known or version < known[key]:
                 raise _Error(400, 'Invalid query string parameters: '
@@ -340,6 +345,11 @@ class FakePlacement:
         resources = _parse_resources(req.GET['resources'])
         required, forbidden = self._parse_traits(req.GET.getall('required'),
                                                  version)
+        # Every provider is its own root here: root traits are its traits.
+        root_in, root_out = self._parse_traits(
+            req.GET.getall('root_required'), version)
+        required |= root_in
+        forbidden |= root_out
         member_in, member_out = _parse_member_of(
             req.GET.getall('member_of'), version)
         limit = None
@@ -468,16 +478,15 @@ class FakePlacement:
                 raise _Error(400, "'resources' is a required property")
             allocations[rp] = dict(res)
         # check capacity without the consumer's current allocations
-        others = {c: d for c, d in self.consumers.items() if c != consumer}
+        mine = current['allocations'] if current else {}
         for rp, res in allocations.items():
             provider = self.providers[rp]
-            used: typing.Counter[str] = collections.Counter()
-            for data in others.values():
-                for rc, n in data['allocations'].get(rp, {}).items():
-                    used[rc] += n
+            used = self._usage[rp]
             for rc, amount in res.items():
+                used_by_others = used[rc] - mine.get(rp, {}).get(rc, 0)
                 inv = provider.inventories.get(rc)
-                if inv is None or used[rc] + amount > provider.capacity(rc) \
+                if inv is None or \
+                        used_by_others + amount > provider.capacity(rc) \
                         or amount < inv['min_unit'] \
                         or amount > inv['max_unit'] \
                         or amount % inv['step_size']:
@@ -486,8 +495,9 @@ class FakePlacement:
                                  f"'{rc}' on resource provider '{rp}'. "
                                  'The requested amount would exceed the '
                                  'capacity.')
-        touched = set(allocations) | set(
-            current['allocations'] if current else ())
+        touched = set(allocations) | set(mine)
+        self._account(mine, -1)
+        self._account(allocations, +1)
         if not allocations:
             self.consumers.pop(consumer, None)
         else:
@@ -504,8 +514,10 @@ class FakePlacement:
 
     def delete_allocations(self, req, version, consumer):
         # Placement does not bump provider generations on delete.
-        if self.consumers.pop(consumer, None) is None:
+        current = self.consumers.pop(consumer, None)
+        if current is None:
             raise _Error(404, f'No allocations for consumer \'{consumer}\'')
+        self._account(current['allocations'], -1)
         return 204, None
 
 

@@ -103,6 +103,9 @@ def both(backends, *args, **kwargs):
     ('resources=VCPU:1&required=HW_CPU_X86_AVX2,!' + WIN, ['rp4']),
     ('resources=VCPU:1&required=' + WIN + '&member_of=!in:' + AGG_A, []),
     ('resources=VCPU:3&member_of=in:' + AGG_B, []),
+    # what nova-scheduler sends (1.35+): traits of the root provider
+    ('resources=VCPU:1&root_required=!' + WIN, ['rp2', 'rp3', 'rp4']),
+    ('resources=VCPU:1&root_required=HW_CPU_X86_AVX2', ['rp4']),
 ])
 def test_allocation_candidates(backends, query, expected):
     status, found = both(backends, 'GET', f'/allocation_candidates?{query}')
@@ -133,6 +136,7 @@ def test_limit(backends):
     ('resources=VCPU:1&required=!' + WIN, '1.21', 400),
     ('resources=VCPU:1&required=' + WIN, '1.16', 400),
     ('resources=VCPU:1&limit=1', '1.15', 400),
+    ('resources=VCPU:1&root_required=' + WIN, '1.34', 400),
     ('resources=VCPU:1&required=CUSTOM_NOPE', '1.36', 400),
     ('resources=VCPU:1&member_of=not-a-uuid', '1.36', 400),
     ('resources=VCPU:1&member_of=' + AGG_A + ',' + AGG_B, '1.36', 400),
