@@ -144,7 +144,8 @@ class PlacementClient:
 
     def max_version(self) -> str:
         """The highest microversion Placement supports."""
-        root = self._json('GET', '/')
+        # Read at 1.0: an older Placement answers 406 to newer headers.
+        root = self._json('GET', '/', version='1.0')
         return root['versions'][0]['max_version']
 
     def check_version(self) -> str:

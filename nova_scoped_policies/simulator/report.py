@@ -1,0 +1,65 @@
+"""Render a simulation result: a table for people, JSON for programs."""
+
+import typing
+
+from oslo_serialization import jsonutils
+
+_MAX_REJECTIONS = 10
+
+
+def to_json(result: dict) -> str:
+    return jsonutils.dumps(result, indent=2, sort_keys=True)
+
+
+def to_table(result: dict) -> str:
+    lines: typing.List[str] = []
+    placements = result['placements']
+    if placements:
+        scopes = sorted({s for p in placements for s in p['domains']})
+        header = ['server', 'host'] + scopes
+        rows = [[p['server'], p['host']] + [p['domains'].get(s, '-')
+                                            for s in scopes]
+                for p in placements]
+        lines += ['Placements', *_grid(header, rows), '']
+    for failure in result['failures']:
+        lines.append(f'FAILED {failure["server"]}: {failure["reason"]}')
+        rejections = sorted(failure['rejections'].items())
+        for host, reasons in rejections[:_MAX_REJECTIONS]:
+            lines.append(f'  {host}: ' + '; '.join(reasons))
+        if len(rejections) > _MAX_REJECTIONS:
+            lines.append(f'  ... and {len(rejections) - _MAX_REJECTIONS} '
+                         'more hosts (--format json lists all)')
+    if result['failures']:
+        lines.append('')
+    for group, data in sorted(result['audit'].items()):
+        policies = ', '.join(data['policies']['policies']) or '-'
+        rules = ', '.join(f'{k}={v}' for k, v in
+                          sorted(data['policies']['rules'].items()))
+        lines.append(f'Group {group}: {policies}'
+                     + (f' ({rules})' if rules else ''))
+        members = data['members']
+        scopes = sorted({s for m in members for s in m['domains']
+                         if s != 'host'})
+        rows = [[m['server'], m['host'] or '-']
+                + [m['domains'].get(s) or '-' for s in scopes]
+                for m in members]
+        if rows:
+            lines += _grid(['member', 'host'] + scopes, rows)
+        lines += [f'  VIOLATION {v}' for v in data['violations']] or \
+            ['  no violation']
+        lines.append('')
+    stats = result['stats']
+    lines.append(f'{stats["requests"]} requests, {stats["placed"]} servers '
+                 f'placed, {len(result["failures"])} failed, '
+                 f'{stats["seconds"]} s')
+    return '\n'.join(lines)
+
+
+def _grid(header, rows):
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+
+    def line(cells):
+        return '  ' + '  '.join(str(c).ljust(w)
+                                for c, w in zip(cells, widths)).rstrip()
+    return [line(header), line(['-' * w for w in widths])] + \
+        [line(r) for r in rows]

@@ -1,0 +1,362 @@
+"""Run a scenario through the code nova-scheduler runs.
+
+For every boot: our request filters edit a real nova ``RequestSpec``; nova's
+own ``resources_from_request_spec`` builds the ``GET /allocation_candidates``
+query, sent to Placement (the embedded fake, or a real one); the candidates
+become nova ``HostState`` objects; our host filters and weighers run through
+nova's filter and weight handlers (nova's normalisation); the first host
+whose ``PUT /allocations`` succeeds wins, and, as in nova, it is appended to
+the group's hosts for the next instance of a multi-instance request. A
+multi-instance boot is all or nothing, like nova's.
+"""
+
+import contextlib
+import re
+import time
+import typing
+
+from oslo_config import cfg
+from oslo_serialization import jsonutils
+
+from nova import context as nova_context
+from nova import exception
+from nova import objects
+from nova.scheduler import filters as nova_filters
+from nova.scheduler import host_manager
+from nova.scheduler import utils as nova_utils
+from nova.scheduler import weights as nova_weights
+from nova_scoped_policies.engine import audit as audit_mod
+from nova_scoped_policies.engine import forbidden_aggregates
+from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.scheduler import plugins
+from nova_scoped_policies.scheduler import request_filters
+from nova_scoped_policies.scheduler import state
+from nova_scoped_policies.scheduler import weights as our_weights
+from nova_scoped_policies.simulator import scenario as sc
+
+CONF = cfg.CONF
+objects.register_all()
+QUERY_VERSION = '1.36'   # what nova's report client sends
+NOVA_TRAITS = ('COMPUTE_NODE', 'OWNER_NOVA')   # nova sets both on computes
+USER = 'simulator'
+
+
+def _natural(name: str):
+    """h2 before h10."""
+    return [int(part) if part.isdigit() else part
+            for part in re.split(r'(\d+)', name)]
+
+
+class _ScenarioAggregates:
+    """The scheduler's aggregate cache, filled from the scenario."""
+
+    def __init__(self, scenario: sc.Scenario) -> None:
+        self.topology = scenario.topology()
+        self.trait_index = forbidden_aggregates.index(scenario.aggregates)
+
+    def get(self, context):
+        return self.topology
+
+    def traits(self, context):
+        return self.trait_index
+
+
+class _Members:
+    """The scheduler's member locator: where the simulated servers run."""
+
+    def __init__(self) -> None:
+        self.hosts: typing.Dict[str, typing.Optional[str]] = {}
+
+    def locate(self, context, member_uuids):
+        return {u: self.hosts.get(u) for u in member_uuids}
+
+
+class Simulation:
+    """One scenario against one Placement.
+
+    :param scenario: the validated scenario.
+    :param placement: the Placement client (fake or real).
+    """
+
+    def __init__(self, scenario: sc.Scenario,
+                 placement: pc.PlacementClient) -> None:
+        self.scenario = scenario
+        self.placement = placement
+        self.members = _Members()
+        self.aggregates = _ScenarioAggregates(scenario)
+        self.groups = {name: {'document': g.document, 'members': []}
+                       for name, g in scenario.groups.items()}
+        self.servers: typing.Dict[str, dict] = {}   # name -> record
+        self.placements: typing.List[dict] = []
+        self.failures: typing.List[dict] = []
+        self.ctxt = nova_context.get_admin_context()
+        self.filter_handler = nova_filters.HostFilterHandler()
+        self.weight_handler = nova_weights.HostWeightHandler()
+        self.host_states: typing.Dict[str, host_manager.HostState] = {}
+        self.host_by_uuid = {h.uuid: h.name for h in scenario.hosts}
+        self._nova_aggs: typing.Dict[str, list] = {}
+
+    # -- the world -------------------------------------------------------
+
+    def build(self) -> None:
+        """Create providers, inventories, traits and aggregates."""
+        p = self.placement
+        custom = sorted({t for h in self.scenario.hosts for t in h.traits
+                         if t.startswith('CUSTOM_')})
+        for trait in custom:
+            p.create_trait(trait)
+        member_of: typing.Dict[str, typing.List[str]] = {}
+        for agg in self.scenario.aggregates:
+            for host in agg.hosts:
+                member_of.setdefault(host, []).append(agg.uuid)
+            nova_agg = objects.Aggregate(id=len(self._nova_aggs) + 1,
+                                         uuid=agg.uuid, name=agg.name,
+                                         hosts=list(agg.hosts),
+                                         metadata=dict(agg.metadata))
+            for host in agg.hosts:
+                self._nova_aggs.setdefault(host, []).append(nova_agg)
+        for host in self.scenario.hosts:
+            generation = p.create_provider(host.name, host.uuid)['generation']
+            generation = p.set_inventory(host.uuid, generation, {
+                rc: {'total': n} for rc, n in host.resources.items()
+            })['resource_provider_generation']
+            generation = p.set_traits(
+                host.uuid, generation, set(host.traits) | set(NOVA_TRAITS)
+            )['resource_provider_generation']
+            if member_of.get(host.name):
+                p.set_aggregates(host.uuid, generation, member_of[host.name])
+
+    @contextlib.contextmanager
+    def scheduler(self):
+        """Our plugins as nova-scheduler would load them, with the
+        scenario's options; restores everything afterwards."""
+        saved = state.STATES
+        state.STATES = state.RequestStates(self.members, self.aggregates)
+        for key, value in self.scenario.config.items():
+            CONF.set_override(key, value, 'scoped_policies')
+        try:
+            # nova's own request filters need nova's databases (service
+            # versions, cells): only ours run, each checking its option.
+            self.request_filters = [
+                cls() for cls in plugins.load_classes(
+                    request_filters.NAMESPACE)]
+            self.filters = [cls() for cls in plugins.load_classes(
+                plugins.FILTERS_NAMESPACE)]
+            self.weighers = [cls() for cls in our_weights.all_weighers()]
+            yield
+        finally:
+            for key in self.scenario.config:
+                CONF.clear_override(key, 'scoped_policies')
+            state.STATES = saved
+
+    # -- requests --------------------------------------------------------
+
+    def run(self, progress=None) -> dict:
+        """Build the world, run every request, return the report data."""
+        start = time.perf_counter()
+        self.build()
+        booted = 0
+        with self.scheduler():
+            for i, (path, request) in enumerate(self.scenario.requests):
+                if isinstance(request, sc.Boot):
+                    booted += self.boot(request)
+                elif isinstance(request, sc.Delete):
+                    self.delete(request.server)
+                elif isinstance(request, sc.Membership):
+                    self.membership(request)
+                else:
+                    self.groups[request.group]['document'] = request.document
+                if progress:
+                    progress(i + 1, len(self.scenario.requests))
+        return {'placements': self.placements, 'failures': self.failures,
+                'audit': self.audit(),
+                'stats': {'requests': len(self.scenario.requests),
+                          'placed': booted,
+                          'seconds': round(time.perf_counter() - start, 3)}}
+
+    def _spec(self, boot: sc.Boot) -> objects.RequestSpec:
+        hints: typing.Dict[str, list] = {}
+        group = None
+        if boot.group:
+            record = self.groups[boot.group]
+            members = [self.servers[s]['uuid'] for s in record['members']]
+            members += [sc.stable_uuid('server', s) for s in boot.servers]
+            hosts = [self.servers[s]['host'] for s in record['members']
+                     if self.servers[s]['host']]
+            group = objects.InstanceGroup(
+                uuid=self.scenario.groups[boot.group].uuid,
+                name=boot.group, policy=None, members=members,
+                hosts=sorted(set(hosts)), rules={})
+            hints = {'group': [group.uuid], 'scoped_policies': [
+                jsonutils.dumps(record['document'].to_dict())]}
+        flavor = objects.Flavor(
+            vcpus=boot.resources.get('VCPU', 0),
+            memory_mb=boot.resources.get('MEMORY_MB', 0),
+            root_gb=boot.resources.get('DISK_GB', 0), ephemeral_gb=0,
+            swap=0, extra_specs=dict(boot.extra_specs), name=boot.name,
+            flavorid=boot.name)
+        # As nova's API builds it for a boot.
+        spec = objects.RequestSpec.from_components(
+            self.ctxt, sc.stable_uuid('server', boot.servers[0]),
+            {'properties': dict(boot.image_properties)}, flavor,
+            None, objects.InstancePCIRequests(requests=[]),
+            {'scheduler_hints': hints}, group, None,
+            project_id=boot.project, user_id=USER)
+        spec.num_instances = boot.count
+        spec.is_bfv = False
+        return spec
+
+    def boot(self, boot: sc.Boot) -> int:
+        """One (multi-instance) boot; returns the servers placed."""
+        spec = self._spec(boot)
+        uuids = [sc.stable_uuid('server', s) for s in boot.servers]
+        for server, uuid in zip(boot.servers, uuids):
+            self.servers[server] = {'uuid': uuid, 'host': None,
+                                    'group': boot.group}
+            if boot.group:
+                self.groups[boot.group]['members'].append(server)
+        try:
+            for request_filter in self.request_filters:
+                request_filter(self.ctxt, spec)
+            resources = nova_utils.resources_from_request_spec(
+                self.ctxt, spec, None)
+            query = resources.to_querystring()
+            data = self.placement.request(
+                'GET', f'/allocation_candidates?{query}',
+                version=QUERY_VERSION).json()
+        except exception.NoValidHost as exc:
+            return self._fail(boot, uuids, str(exc), {}, spec)
+        candidates = self._host_states(data)
+        chosen = []
+        for server, uuid in zip(boot.servers, uuids):
+            spec.instance_uuid = uuid
+            hosts = self._sorted_hosts(spec, candidates, len(chosen))
+            claimed = None
+            for host_state in hosts:
+                if self._claim(uuid, host_state, boot.project):
+                    claimed = host_state
+                    break
+            if claimed is None:
+                for done_uuid, _ in chosen:
+                    self.placement.delete_allocations(done_uuid)
+                return self._fail(boot, uuids, 'No valid host',
+                                  candidates, spec)
+            chosen.append((uuid, claimed.host))
+            # nova's _consume_selected_host
+            if spec.instance_group is not None:
+                spec.instance_group.hosts.append(claimed.host)
+        topology = self.aggregates.topology
+        for server, (uuid, host) in zip(boot.servers, chosen):
+            self.servers[server]['host'] = host
+            self.members.hosts[uuid] = host
+            self.placements.append({
+                'server': server, 'host': host,
+                'domains': {s: ','.join(topology.domain_name(d) for d in
+                                        topology.domains_of(s, host))
+                            for s in topology.scope_names
+                            if s != 'host' and topology.domains_of(s, host)}})
+        return len(chosen)
+
+    def _host_states(self, data) -> typing.List[host_manager.HostState]:
+        """HostStates of the candidates, in host-name order.
+
+        nova keeps Placement's order, so equal weights go to whichever host
+        Placement listed first; sorting by name makes a simulation give the
+        same answer on any Placement.
+        """
+        states = []
+        for alloc in data['allocation_requests']:
+            (rp,) = alloc['allocations']
+            name = self.host_by_uuid[rp]
+            host_state = self.host_states.get(name)
+            if host_state is None:
+                host_state = host_manager.HostState(name, name, None)
+                host_state.uuid = rp
+                host_state.aggregates = self._nova_aggs.get(name, [])
+                self.host_states[name] = host_state
+            host_state.allocation_candidates = [alloc]
+            states.append(host_state)
+        return sorted(states, key=lambda h: _natural(h.host))
+
+    def _sorted_hosts(self, spec, candidates, index):
+        filtered = self.filter_handler.get_filtered_objects(
+            self.filters, candidates, spec, index)
+        if not filtered:
+            return []
+        weighed = self.weight_handler.get_weighed_objects(
+            self.weighers, filtered, spec)
+        return [w.obj for w in weighed]
+
+    def _claim(self, uuid, host_state, project) -> bool:
+        alloc = host_state.allocation_candidates[0]
+        try:
+            self.placement.put_allocations(uuid, {
+                'allocations': alloc['allocations'],
+                'project_id': project, 'user_id': USER,
+                'consumer_generation': None}, )
+        except pc.PlacementError as exc:
+            if exc.status == 409:
+                return False
+            raise
+        return True
+
+    def _fail(self, boot, uuids, reason, candidates, spec):
+        rejections: typing.Dict[str, typing.List[str]] = {}
+        names = {h.host for h in candidates}
+        evaluation = None
+        if boot.group:
+            try:
+                evaluation = state.states().evaluation(spec)
+            except exception.NoValidHost:
+                evaluation = None
+        for host in self.scenario.hosts:
+            found = [str(r) for r in evaluation.reasons(host.name)] \
+                if evaluation is not None else []
+            if not found and host.name not in names:
+                found = ['placement: not a candidate (capacity or traits)']
+            rejections[host.name] = found or [
+                'passed the filters; its claim or a later instance of the '
+                'request failed']
+        for server in boot.servers:
+            self.failures.append({'server': server, 'reason': reason,
+                                  'rejections': rejections})
+            record = self.servers[server]
+            record['host'] = None
+        return 0
+
+    def delete(self, server: str) -> None:
+        record = self.servers.pop(server)
+        if record['host']:
+            self.placement.delete_allocations(record['uuid'])
+            self.members.hosts.pop(record['uuid'], None)
+        for group in self.groups.values():
+            if server in group['members']:
+                group['members'].remove(server)
+
+    def membership(self, request: sc.Membership) -> None:
+        members = self.groups[request.group]['members']
+        if request.add and request.server not in members:
+            members.append(request.server)
+        elif not request.add and request.server in members:
+            members.remove(request.server)
+
+    def audit(self) -> dict:
+        out = {}
+        topology = self.aggregates.topology
+        for name, record in self.groups.items():
+            placements = {s: self.servers[s]['host']
+                          for s in record['members'] if s in self.servers}
+            found = audit_mod.audit(
+                record['document'], topology, placements,
+                self.scenario.groups[name].project)
+            out[name] = {
+                'policies': record['document'].to_dict(),
+                'members': [{'server': m.member, 'host': m.host,
+                             'domains': {
+                                 s: (','.join(topology.domain_name(d)
+                                              for d in v.split(','))
+                                     if v else None)
+                                 for s, v in m.domains.items()}}
+                            for m in found.members],
+                'violations': list(found.violations)}
+        return out

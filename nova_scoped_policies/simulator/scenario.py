@@ -1,0 +1,451 @@
+"""Load and validate simulation scenarios (shared/contracts/simulation.md).
+
+Every error is a :class:`ScenarioError` naming the key path, e.g.
+``requests[2].boot.count: 0: must be an integer >= 1``; nothing runs until
+the whole scenario is valid.
+"""
+
+import dataclasses
+import typing
+import uuid
+
+import yaml
+
+from nova_scoped_policies.engine import forbidden_aggregates
+from nova_scoped_policies.policy import parser
+from nova_scoped_policies.policy import PolicyDocument
+from nova_scoped_policies.policy import PolicyError
+from nova_scoped_policies import topology as topo
+
+_NS = uuid.UUID('0a3cfbb8-8f64-4e2c-9d1e-5b0c1f4e6a77')
+TOP_KEYS = ('scopes', 'aggregates', 'hosts', 'generate', 'config', 'groups',
+            'requests')
+DEFAULT_PROJECT = 'demo'
+
+
+class ScenarioError(ValueError):
+    """A malformed scenario.
+
+    :param path: the key path, e.g. ``requests[2].boot.count``.
+    :param problem: what is wrong.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        super().__init__(f'{path}: {problem}' if path else problem)
+
+
+def stable_uuid(kind: str, name: str) -> str:
+    """A uuid derived from a name: the same scenario, the same ids."""
+    return str(uuid.uuid5(_NS, f'{kind}:{name}'))
+
+
+@dataclasses.dataclass(frozen=True)
+class Host:
+    name: str
+    resources: typing.Mapping[str, int]
+    traits: typing.Tuple[str, ...] = ()
+
+    @property
+    def uuid(self) -> str:
+        return stable_uuid('host', self.name)
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    name: str
+    project: str
+    document: PolicyDocument
+
+    @property
+    def uuid(self) -> str:
+        return stable_uuid('group', self.name)
+
+
+@dataclasses.dataclass(frozen=True)
+class Boot:
+    name: str
+    group: typing.Optional[str]
+    count: int
+    project: str
+    resources: typing.Mapping[str, int]
+    extra_specs: typing.Mapping[str, str]
+    image_properties: typing.Mapping[str, str]
+
+    @property
+    def servers(self) -> typing.List[str]:
+        return [f'{self.name}-{i}' for i in range(1, self.count + 1)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Delete:
+    server: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Membership:
+    group: str
+    server: str
+    add: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class UpdateGroup:
+    group: str
+    document: PolicyDocument
+
+
+Request = typing.Union[Boot, Delete, Membership, UpdateGroup]
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    hosts: typing.Tuple[Host, ...]
+    aggregates: typing.Tuple[topo.AggregateInfo, ...]
+    scopes: typing.Tuple[topo.Scope, ...]
+    config: typing.Mapping[str, typing.Any]
+    groups: typing.Mapping[str, Group]
+    requests: typing.Tuple[typing.Tuple[str, Request], ...]
+
+    def topology(self) -> topo.Topology:
+        domains = [topo.Domain(a.uuid, a.name, a.metadata['policy_scope'],
+                               frozenset(a.hosts))
+                   for a in self.aggregates if 'policy_scope' in a.metadata]
+        return topo.Topology(self.scopes, domains)
+
+
+def _expect(path, value, kind, what):
+    if not isinstance(value, kind) or (kind is int and isinstance(value,
+                                                                  bool)):
+        raise ScenarioError(path, f'{value!r}: must be {what}')
+    return value
+
+
+def _keys(path, data, allowed, required=()):
+    _expect(path, data, dict, 'a mapping')
+    for key in data:
+        if key not in allowed:
+            raise ScenarioError(f'{path}.{key}' if path else str(key),
+                                'unknown key; expected one of '
+                                + ', '.join(allowed))
+    for key in required:
+        if key not in data:
+            raise ScenarioError(f'{path}.{key}' if path else key,
+                                'is required')
+    return data
+
+
+def _positive(path, value):
+    _expect(path, value, int, 'an integer >= 1')
+    if value < 1:
+        raise ScenarioError(path, f'{value!r}: must be an integer >= 1')
+    return value
+
+
+def _name(path, value):
+    _expect(path, value, str, 'a non-empty string')
+    if not value or any(c.isspace() for c in value):
+        raise ScenarioError(path, f'{value!r}: must be a non-empty string '
+                            'without spaces')
+    return value
+
+
+def _resources(path, data):
+    _expect(path, data, dict, 'a mapping of resource class to amount')
+    if not data:
+        raise ScenarioError(path, 'needs at least one resource class')
+    for rc, amount in data.items():
+        if not isinstance(rc, str) or not rc.replace('_', '').isalnum() \
+                or rc.upper() != rc:
+            raise ScenarioError(f'{path}.{rc}', 'a resource class is '
+                                'upper case, like VCPU or CUSTOM_GPU')
+        _positive(f'{path}.{rc}', amount)
+    return dict(data)
+
+
+def _strings(path, data):
+    _expect(path, data, dict, 'a mapping of strings')
+    out = {}
+    for key, value in data.items():
+        if not isinstance(key, str) or isinstance(value, (dict, list)):
+            raise ScenarioError(f'{path}.{key}', 'keys and values must be '
+                                'strings')
+        out[key] = str(value).lower() if isinstance(value, bool) \
+            else str(value)
+    return out
+
+
+def _document(path, data, drop=()):
+    try:
+        return parser.parse_document(
+            {k: v for k, v in data.items() if k not in drop}, prefix=path)
+    except PolicyError as exc:
+        raise ScenarioError(exc.field, f'{exc.value!r}: {exc.problem}')
+
+
+def _scopes(data):
+    scopes = {}
+    for name, settings in (data or {}).items():
+        path = f'scopes.{name}'
+        try:
+            parser.validate_scope_name(path, name)
+        except PolicyError as exc:
+            raise ScenarioError(path, exc.problem)
+        if name == 'host':
+            raise ScenarioError(path, 'host is the implicit scope')
+        settings = _keys(path, settings or {}, (
+            'allow_identifiers', 'obfuscate_identifiers', 'namespace'))
+        for flag in ('allow_identifiers', 'obfuscate_identifiers'):
+            _expect(f'{path}.{flag}', settings.get(flag, False), bool,
+                    'true or false')
+        namespace = settings.get('namespace')
+        if namespace is not None:
+            try:
+                namespace = uuid.UUID(str(namespace))
+            except ValueError:
+                raise ScenarioError(f'{path}.namespace',
+                                    f'{namespace!r}: must be a uuid')
+        elif settings.get('obfuscate_identifiers'):
+            # reproducible stand-in for the random namespace of a real scope
+            namespace = uuid.UUID(stable_uuid('scope', name))
+        scopes[name] = topo.Scope(
+            name, settings.get('allow_identifiers', False),
+            settings.get('obfuscate_identifiers', False), namespace)
+    return scopes
+
+
+def _hosts(data, generate):
+    hosts = []
+    for i, item in enumerate(data or []):
+        path = f'hosts[{i}]'
+        _keys(path, item, ('name', 'resources', 'traits'),
+              ('name', 'resources'))
+        traits = item.get('traits', [])
+        _expect(f'{path}.traits', traits, list, 'a list of trait names')
+        for j, trait in enumerate(traits):
+            if not isinstance(trait, str) or \
+                    not forbidden_aggregates.valid_trait(trait):
+                raise ScenarioError(f'{path}.traits[{j}]', f'{trait!r}: '
+                                    'neither a standard trait nor '
+                                    'CUSTOM_[A-Z0-9_]+')
+        hosts.append(Host(_name(f'{path}.name', item['name']),
+                          _resources(f'{path}.resources', item['resources']),
+                          tuple(traits)))
+    generated_scopes = {}
+    if generate is not None:
+        _keys('generate', generate, ('hosts', 'scopes'), ('hosts',))
+        spec = _keys('generate.hosts', generate['hosts'],
+                     ('count', 'prefix', 'resources'),
+                     ('count', 'resources'))
+        count = _positive('generate.hosts.count', spec['count'])
+        prefix = _name('generate.hosts.prefix', spec.get('prefix', 'n'))
+        resources = _resources('generate.hosts.resources',
+                               spec['resources'])
+        hosts += [Host(f'{prefix}{k}', resources)
+                  for k in range(1, count + 1)]
+        for scope, n in _expect('generate.scopes',
+                                generate.get('scopes', {}), dict,
+                                'a mapping of scope to domain count').items():
+            generated_scopes[scope] = _positive(f'generate.scopes.{scope}', n)
+    names = [h.name for h in hosts]
+    for i, name in enumerate(names):
+        if names.index(name) != i:
+            raise ScenarioError(f'hosts[{i}].name' if i < len(data or [])
+                                else 'generate.hosts',
+                                f'{name!r}: host defined twice')
+    if not hosts:
+        raise ScenarioError('hosts', 'the scenario needs hosts (hosts or '
+                            'generate.hosts)')
+    return hosts, generated_scopes
+
+
+def _aggregates(data, scopes, hosts, generated_scopes):
+    known = {h.name for h in hosts}
+    aggregates = []
+    for i, item in enumerate(data or []):
+        path = f'aggregates[{i}]'
+        _keys(path, item, ('name', 'uuid', 'scope', 'hosts', 'metadata'),
+              ('name',))
+        name = _name(f'{path}.name', item['name'])
+        agg_uuid = item.get('uuid') or stable_uuid('aggregate', name)
+        try:
+            agg_uuid = str(uuid.UUID(str(agg_uuid)))
+        except ValueError:
+            raise ScenarioError(f'{path}.uuid', f'{agg_uuid!r}: not a uuid')
+        metadata = _strings(f'{path}.metadata', item.get('metadata', {}))
+        if 'scope' in item:
+            if item['scope'] not in scopes:
+                raise ScenarioError(f'{path}.scope', f'{item["scope"]!r}: '
+                                    'not declared under scopes')
+            metadata['policy_scope'] = item['scope']
+        members = _expect(f'{path}.hosts', item.get('hosts', []), list,
+                          'a list of host names')
+        for j, host in enumerate(members):
+            if host not in known:
+                raise ScenarioError(f'{path}.hosts[{j}]',
+                                    f'{host!r}: no such host')
+        aggregates.append(topo.AggregateInfo(agg_uuid, name, tuple(members),
+                                             metadata))
+    ordered = [h.name for h in hosts]
+    for scope, n in generated_scopes.items():
+        if scope not in scopes:
+            raise ScenarioError(f'generate.scopes.{scope}',
+                                'not declared under scopes')
+        if n > len(ordered):
+            raise ScenarioError(f'generate.scopes.{scope}',
+                                f'{n} domains for {len(ordered)} hosts')
+        for k in range(n):
+            part = ordered[k * len(ordered) // n:(k + 1) * len(ordered) // n]
+            name = f'{scope}-{k + 1}'
+            aggregates.append(topo.AggregateInfo(
+                stable_uuid('aggregate', name), name, tuple(part),
+                {'policy_scope': scope}))
+    names = [a.name for a in aggregates]
+    uuids = [a.uuid for a in aggregates]
+    for i, agg in enumerate(aggregates):
+        if names.index(agg.name) != i or uuids.index(agg.uuid) != i:
+            raise ScenarioError(f'aggregates[{i}]', f'{agg.name!r}: '
+                                'aggregate name or uuid defined twice')
+    return aggregates
+
+
+def _config(data):
+    from nova_scoped_policies.conf import scheduler as sched_conf
+    opts = {o.dest: o for o in sched_conf.scheduler_opts}
+    config = {}
+    for key, value in _expect('config', data or {}, dict,
+                              'a mapping of option to value').items():
+        if key not in opts:
+            raise ScenarioError(f'config.{key}', 'unknown option; expected '
+                                'one of ' + ', '.join(sorted(opts)))
+        try:
+            config[key] = opts[key].type(value)
+        except (ValueError, TypeError) as exc:
+            raise ScenarioError(f'config.{key}', f'{value!r}: {exc}')
+    return config
+
+
+def _groups(data):
+    groups = {}
+    for i, item in enumerate(_expect('groups', data or [], list,
+                                     'a list of groups')):
+        path = f'groups[{i}]'
+        _keys(path, item, ('name', 'project', 'policies', 'rules', 'llmn',
+                           'policy'), ('name',))
+        name = _name(f'{path}.name', item['name'])
+        if name in groups:
+            raise ScenarioError(f'{path}.name', f'{name!r}: defined twice')
+        project = _name(f'{path}.project',
+                        item.get('project', DEFAULT_PROJECT))
+        groups[name] = Group(name, project, _document(
+            path, item, drop=('name', 'project')))
+    return groups
+
+
+def _requests(data, groups):
+    out = []
+    servers: typing.Set[str] = set()
+    for i, item in enumerate(_expect('requests', data or [], list,
+                                     'a list of requests')):
+        path = f'requests[{i}]'
+        _expect(path, item, dict, 'a mapping with one key')
+        if len(item) != 1:
+            raise ScenarioError(path, 'one of boot, delete, add_member, '
+                                'remove_member, update_group per request')
+        (kind, body), = item.items()
+        path = f'{path}.{kind}'
+        if kind == 'boot':
+            request = _boot(path, body, groups)
+            for server in request.servers:
+                if server in servers:
+                    raise ScenarioError(f'{path}.name',
+                                        f'server {server!r} exists already')
+                servers.add(server)
+        elif kind == 'delete':
+            server = _name(path, body)
+            if server not in servers:
+                raise ScenarioError(path, f'{server!r}: no such server')
+            servers.discard(server)
+            request = Delete(server)
+        elif kind in ('add_member', 'remove_member'):
+            _keys(path, body, ('group', 'server'), ('group', 'server'))
+            group = _group_ref(f'{path}.group', body['group'], groups)
+            server = _name(f'{path}.server', body['server'])
+            if server not in servers:
+                raise ScenarioError(f'{path}.server',
+                                    f'{server!r}: no such server')
+            request = Membership(group, server, kind == 'add_member')
+        elif kind == 'update_group':
+            _keys(path, body, ('group', 'policies', 'rules', 'llmn',
+                               'policy'), ('group',))
+            request = UpdateGroup(
+                _group_ref(f'{path}.group', body['group'], groups),
+                _document(path, body, drop=('group',)))
+        else:
+            raise ScenarioError(path, 'unknown request; expected boot, '
+                                'delete, add_member, remove_member or '
+                                'update_group')
+        out.append((path, request))
+    return out
+
+
+def _group_ref(path, name, groups):
+    if name not in groups:
+        raise ScenarioError(path, f'{name!r}: no such group')
+    return name
+
+
+def _boot(path, body, groups):
+    _keys(path, body, ('name', 'group', 'count', 'project', 'flavor',
+                       'image'), ('name', 'flavor'))
+    group = body.get('group')
+    if group is not None:
+        _group_ref(f'{path}.group', group, groups)
+    flavor = _keys(f'{path}.flavor', body['flavor'],
+                   ('resources', 'extra_specs'), ('resources',))
+    image = _keys(f'{path}.image', body.get('image') or {},
+                  ('properties',))
+    project = body.get('project') or (groups[group].project if group
+                                      else DEFAULT_PROJECT)
+    return Boot(
+        _name(f'{path}.name', body['name']), group,
+        _positive(f'{path}.count', body.get('count', 1)),
+        _name(f'{path}.project', project),
+        _resources(f'{path}.flavor.resources', flavor['resources']),
+        _strings(f'{path}.flavor.extra_specs', flavor.get('extra_specs', {})),
+        _strings(f'{path}.image.properties', image.get('properties', {})))
+
+
+def parse(data: object) -> Scenario:
+    """Validate a decoded scenario.
+
+    :param data: the scenario as loaded from YAML.
+    :raises ScenarioError: naming the first bad key.
+    """
+    _keys('', data, TOP_KEYS)
+    scopes = _scopes(_expect('scopes', data.get('scopes') or {}, dict,
+                             'a mapping of scope name to settings'))
+    hosts, generated = _hosts(_expect('hosts', data.get('hosts') or [], list,
+                                      'a list of hosts'),
+                              data.get('generate'))
+    aggregates = _aggregates(_expect('aggregates',
+                                     data.get('aggregates') or [], list,
+                                     'a list of aggregates'),
+                             scopes, hosts, generated)
+    groups = _groups(data.get('groups'))
+    return Scenario(tuple(hosts), tuple(aggregates), tuple(scopes.values()),
+                    _config(data.get('config')), groups,
+                    tuple(_requests(data.get('requests'), groups)))
+
+
+def load(path: str) -> Scenario:
+    """Read and validate a scenario file.
+
+    :raises ScenarioError: unreadable YAML or a bad key.
+    """
+    try:
+        with open(path, encoding='utf-8') as handle:
+            data = yaml.safe_load(handle)
+    except (OSError, yaml.YAMLError) as exc:
+        raise ScenarioError('', f'cannot read the scenario: {exc}')
+    return parse(data)

@@ -1,0 +1,143 @@
+"""The simulator on the examples: outcomes, fake vs real Placement, CLI."""
+
+import collections
+import glob
+import json
+import os
+
+import pytest
+
+from nova_scoped_policies.cmd import main as cli
+from nova_scoped_policies.simulator import runner
+from nova_scoped_policies.simulator import scenario as sc
+from tests import placement_fixtures as pf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, 'examples', '*.yaml')))
+
+
+def simulate(name, placement=pf.FakePlacementFixture):
+    fixture = placement()
+    fixture.setUp()
+    try:
+        scenario = sc.load(os.path.join(ROOT, 'examples', name))
+        return runner.Simulation(scenario, pf.client_for(fixture)).run()
+    finally:
+        fixture.cleanUp()
+
+
+def hosts(result):
+    return {p['server']: p['host'] for p in result['placements']}
+
+
+def domains(result, scope):
+    return collections.Counter(p['domains'].get(scope)
+                               for p in result['placements'])
+
+
+def test_rack_anti_affinity():
+    result = simulate('rack-anti-affinity.yaml')
+    assert len(result['placements']) == 6
+    assert domains(result, 'rack') == {'rack-1': 2, 'rack-2': 2,
+                                       'rack-3': 2}
+    assert len(set(hosts(result).values())) == 6
+    (failure,) = result['failures']
+    assert failure['server'] == 'too-many-1'
+    assert failure['rejections']['h1'] == [
+        'anti-affinity:host: h1 holds 1 of max 1',
+        'anti-affinity:rack: rack-1 holds 2 of max 2']
+    assert result['audit']['db']['violations'] == []
+
+
+def test_maintenance_zones_with_a_member_added_later():
+    result = simulate('maintenance-zone-anti-affinity.yaml')
+    placed = hosts(result)
+    assert len(domains(result, 'maintenance_zone')) == 4
+    assert [f['server'] for f in result['failures']] == ['web-extra-1']
+    members = {m['server'] for m in result['audit']['web']['members']}
+    assert 'web-first-1' in members and 'web-first-1' in placed
+
+
+def test_ip_zone_affinity_keeps_one_zone():
+    result = simulate('ip-zone-affinity.yaml')
+    assert len(domains(result, 'ip_zone')) == 1
+    assert len(result['placements']) == 3
+
+
+def test_database_cluster_hard_hosts_soft_switch():
+    result = simulate('database-cluster.yaml')
+    assert len(set(hosts(result).values())) == 4
+    assert len(domains(result, 'switch')) == 1
+
+
+def test_targeted_obfuscated_zone():
+    result = simulate('targeted-obfuscated-zone.yaml')
+    assert domains(result, 'zone') == {'zone-a': 3}
+
+
+def test_licensed_windows():
+    result = simulate('licensed-windows.yaml')
+    placed = hosts(result)
+    windows = {s: h for s, h in placed.items() if s.startswith('windows')}
+    assert set(windows.values()) == {'h1'}
+    assert 'h1' not in {h for s, h in placed.items()
+                        if not s.startswith('windows')}
+    assert result['failures'] == []
+
+
+def test_llmn_seven_vms():
+    result = simulate('llmn-7vm.yaml')
+    racks = domains(result, 'rack')
+    assert len(result['placements']) == 7
+    assert len(set(hosts(result).values())) == 7
+    assert len(racks) >= 2 and max(racks.values()) <= 4
+    assert result['audit']['appservers']['violations'] == []
+
+
+@pytest.mark.parametrize('path', EXAMPLES,
+                         ids=[os.path.basename(p) for p in EXAMPLES])
+def test_fake_and_real_placement_decide_alike(path):
+    name = os.path.basename(path)
+    fake = simulate(name)
+    real = simulate(name, placement=pf.real_placement)
+    assert fake['placements'] == real['placements']
+    assert fake['failures'] == real['failures']
+    assert fake['audit'] == real['audit']
+
+
+def test_cli_json(capsys):
+    assert cli.main(['simulate', os.path.join(ROOT, 'examples',
+                                              'rack-anti-affinity.yaml'),
+                     '--format', 'json']) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {'placements', 'failures', 'audit', 'stats'}
+    assert out['stats']['requests'] == 3 and out['stats']['placed'] == 6
+
+
+def test_cli_table(capsys):
+    assert cli.main(['simulate', os.path.join(ROOT, 'examples',
+                                              'licensed-windows.yaml')]) == 0
+    out = capsys.readouterr().out
+    assert 'windows-1     h1' in out
+    assert '3 requests, 10 servers placed, 0 failed' in out
+
+
+def test_cli_malformed_scenario_names_the_key(tmp_path, capsys):
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text('hosts: [{name: h1, resources: {VCPU: 0}}]\n')
+    assert cli.main(['simulate', str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert 'hosts[0].resources.VCPU' in err and 'integer >= 1' in err
+
+
+def test_cli_refuses_old_placement(capsys, monkeypatch):
+    from nova_scoped_policies.placement import fake
+    from nova_scoped_policies.simulator import embedded
+    real_init = embedded.EmbeddedPlacement.__init__
+
+    def old(self):
+        real_init(self)
+        self.app = fake.FakePlacement(max_version='1.29')
+    monkeypatch.setattr(embedded.EmbeddedPlacement, '__init__', old)
+    assert cli.main(['simulate', EXAMPLES[0]]) == 1
+    assert 'needs 1.32' in capsys.readouterr().err

@@ -1,0 +1,142 @@
+"""Scenario validation: every malformed key is named."""
+
+import copy
+
+import pytest
+
+from nova_scoped_policies.simulator import scenario as sc
+
+FLAVOR = {'resources': {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}}
+BASE = {
+    'scopes': {'rack': {}, 'zone': {'allow_identifiers': True}},
+    'aggregates': [{'name': 'rack-0', 'scope': 'rack', 'hosts': ['h1']},
+                   {'name': 'win', 'hosts': ['h1'], 'metadata': {
+                       'trait:CUSTOM_WINDOWS_LICENSED': 'required'}}],
+    'hosts': [{'name': 'h1', 'resources': {'VCPU': 16},
+               'traits': ['CUSTOM_WINDOWS_LICENSED']}],
+    'generate': {'hosts': {'count': 4, 'prefix': 'n',
+                           'resources': {'VCPU': 8}},
+                 'scopes': {'rack': 2}},
+    'config': {'enable_forbidden_aggregates_filter': True},
+    'groups': [{'name': 'db', 'project': 'tenant-a',
+                'policies': ['anti-affinity:rack'],
+                'rules': {'max_server_per_rack': 2}}],
+    'requests': [
+        {'boot': {'name': 'db', 'group': 'db', 'count': 3,
+                  'flavor': FLAVOR}},
+        {'delete': 'db-1'},
+        {'add_member': {'group': 'db', 'server': 'db-2'}},
+        {'remove_member': {'group': 'db', 'server': 'db-3'}},
+        {'update_group': {'group': 'db', 'policies': ['anti-affinity:zone']}},
+    ],
+}
+
+
+def test_contract_example_parses():
+    scenario = sc.parse(copy.deepcopy(BASE))
+    assert [h.name for h in scenario.hosts] == ['h1', 'n1', 'n2', 'n3', 'n4']
+    assert [a.name for a in scenario.aggregates] == [
+        'rack-0', 'win', 'rack-1', 'rack-2']
+    assert [type(r).__name__ for _, r in scenario.requests] == [
+        'Boot', 'Delete', 'Membership', 'Membership', 'UpdateGroup']
+
+
+def test_generated_domains_split_hosts_evenly_in_order():
+    data = copy.deepcopy(BASE)
+    data['aggregates'] = []
+    scenario = sc.parse(data)
+    racks = {a.name: list(a.hosts) for a in scenario.aggregates}
+    assert racks == {'rack-1': ['h1', 'n1'], 'rack-2': ['n2', 'n3', 'n4']}
+    assert scenario.config == {'enable_forbidden_aggregates_filter': True}
+    (path, boot), = [r for r in scenario.requests if r[0].endswith('boot')]
+    assert boot.servers == ['db-1', 'db-2', 'db-3']
+    assert boot.project == 'tenant-a'
+
+
+def mutate(path, value):
+    data = copy.deepcopy(BASE)
+    data['aggregates'] = data['aggregates'][1:]   # keep rack-N generated
+    node = data
+    keys = path.split('/')
+    for key in keys[:-1]:
+        node = node[int(key)] if key.isdigit() else node[key]
+    last = keys[-1]
+    if value is KeyError:
+        del node[int(last) if last.isdigit() else last]
+    elif last.isdigit():
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return data
+
+
+@pytest.mark.parametrize('path, value, key, problem', [
+    ('bogus', 1, 'bogus', 'unknown key'),
+    ('scopes/host', {}, 'scopes.host', 'implicit scope'),
+    ('scopes/bad scope', {}, 'scopes.bad scope', 'a scope name'),
+    ('scopes/rack', {'allow': True}, 'scopes.rack.allow', 'unknown key'),
+    ('scopes/zone/namespace', 'x', 'scopes.zone.namespace', 'must be a uuid'),
+    ('scopes/zone/allow_identifiers', 'yes',
+     'scopes.zone.allow_identifiers', 'true or false'),
+    ('hosts/0/name', '', 'hosts[0].name', 'non-empty'),
+    ('hosts/0/resources', {}, 'hosts[0].resources', 'at least one'),
+    ('hosts/0/resources', {'VCPU': 0}, 'hosts[0].resources.VCPU',
+     'integer >= 1'),
+    ('hosts/0/resources', {'vcpu': 1}, 'hosts[0].resources.vcpu',
+     'upper case'),
+    ('hosts/0/traits', ['CUSTOM_x'], 'hosts[0].traits[0]', 'neither'),
+    ('hosts/0/resources', KeyError, 'hosts[0].resources', 'is required'),
+    ('generate/hosts/count', 0, 'generate.hosts.count', 'integer >= 1'),
+    ('generate/hosts/prefix', 'h', 'generate.hosts', 'defined twice'),
+    ('generate/scopes/pod', 2, 'generate.scopes.pod', 'not declared'),
+    ('generate/scopes/rack', 9, 'generate.scopes.rack', '9 domains for 5'),
+    ('aggregates/0/hosts', ['h9'], 'aggregates[0].hosts[0]', 'no such host'),
+    ('aggregates/0/scope', 'pod', 'aggregates[0].scope', 'not declared'),
+    ('aggregates/0/uuid', 'x', 'aggregates[0].uuid', 'not a uuid'),
+    ('aggregates/0/name', 'rack-2', 'aggregates[2]', 'defined twice'),
+    ('config/max_query_aggregates', 'many', 'config.max_query_aggregates',
+     'many'),
+    ('config/bogus', 1, 'config.bogus', 'unknown option'),
+    ('groups/0/rules/max_server_per_rack', 0,
+     'groups[0].rules.max_server_per_rack', 'integer >= 1'),
+    ('groups/0/policies', ['anti-affinty:rack'], 'groups[0].policies[0]',
+     'unknown policy type'),
+    ('groups/0/colour', 'red', 'groups[0].colour', 'unknown key'),
+    ('requests/0', {'boot': {'name': 'x'}}, 'requests[0].boot.flavor',
+     'is required'),
+    ('requests/0/boot/count', 0, 'requests[0].boot.count', 'integer >= 1'),
+    ('requests/0/boot/group', 'nope', 'requests[0].boot.group',
+     'no such group'),
+    ('requests/0/boot/flavor', {'resources': {'VCPU': -1}},
+     'requests[0].boot.flavor.resources.VCPU', 'integer >= 1'),
+    ('requests/1', {'delete': 'db-9'}, 'requests[1].delete',
+     'no such server'),
+    ('requests/2', {'add_member': {'group': 'db'}},
+     'requests[2].add_member.server', 'is required'),
+    ('requests/3', {'reboot': 'db-2'}, 'requests[3].reboot',
+     'unknown request'),
+    ('requests/3', {'delete': 'db-2', 'boot': {}}, 'requests[3]',
+     'one of boot'),
+    ('requests/4/update_group/rules', {'min_domains_zone': 2},
+     'requests[4].update_group.rules.min_domains_zone', 'needs rules.size'),
+])
+def test_errors_name_the_key(path, value, key, problem):
+    with pytest.raises(sc.ScenarioError) as err:
+        sc.parse(mutate(path, value))
+    assert err.value.path == key
+    assert problem in str(err.value)
+
+
+def test_server_booted_twice_is_refused():
+    data = copy.deepcopy(BASE)
+    data['requests'].append({'boot': {'name': 'db', 'count': 2,
+                                      'flavor': FLAVOR}})
+    with pytest.raises(sc.ScenarioError, match="'db-2' exists already"):
+        sc.parse(data)
+
+
+def test_unreadable_file(tmp_path):
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text('hosts: [unclosed')
+    with pytest.raises(sc.ScenarioError, match='cannot read the scenario'):
+        sc.load(str(bad))
