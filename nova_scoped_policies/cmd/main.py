@@ -51,6 +51,13 @@ def simulate(args) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
+    if args.plot:
+        from nova_scoped_policies.simulator import plot
+        try:
+            plot.plot(result, args.plot, scenario.topology())
+        except plot.PlotUnavailable as exc:
+            print(f'error: {exc}', file=sys.stderr)
+            return 1
     out = report.to_json(result) if args.format == 'json' \
         else report.to_table(result)
     print(out)
@@ -69,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
         'weighers as nova-scheduler, against an embedded Placement.')
     sim.add_argument('scenario', help='the scenario YAML file')
     sim.add_argument('--format', choices=('table', 'json'), default='table')
+    sim.add_argument('--plot', metavar='FILE.png',
+                     help='also draw members per domain per scope, one '
+                     'panel per group (needs matplotlib)')
     sim.add_argument('--placement-url',
                      help='use this Placement instead of the embedded one; '
                      'it must be a scratch Placement: the scenario creates '

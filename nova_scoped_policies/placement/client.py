@@ -14,6 +14,7 @@ from keystoneauth1 import loading as ks_loading
 from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
 from oslo_config import cfg
+import requests
 
 SERVICE_TYPE = 'placement'
 MIN_VERSION = (1, 32)
@@ -81,8 +82,11 @@ class PlacementClient:
         :param token: the token sent in ``X-Auth-Token``.
         :param version: the microversion to send.
         """
+        http = requests.Session()
+        # a known endpoint: no proxy lookup in the environment per request
+        http.trust_env = False
         session = ks_session.Session(
-            auth=token_endpoint.Token(url, token))
+            auth=token_endpoint.Token(url, token), session=http)
         return cls(ks_adapter.Adapter(session, service_type=SERVICE_TYPE),
                    version)
 

@@ -94,6 +94,8 @@ class Simulation:
         self.weight_handler = nova_weights.HostWeightHandler()
         self.host_states: typing.Dict[str, host_manager.HostState] = {}
         self.host_by_uuid = {h.uuid: h.name for h in scenario.hosts}
+        self._order = {name: i for i, name in enumerate(sorted(
+            (h.name for h in scenario.hosts), key=_natural))}
         self._nova_aggs: typing.Dict[str, list] = {}
 
     # -- the world -------------------------------------------------------
@@ -276,7 +278,8 @@ class Simulation:
                 self.host_states[name] = host_state
             host_state.allocation_candidates = [alloc]
             states.append(host_state)
-        return sorted(states, key=lambda h: _natural(h.host))
+        order = self._order
+        return sorted(states, key=lambda h: order[h.host])
 
     def _sorted_hosts(self, spec, candidates, index):
         filtered = self.filter_handler.get_filtered_objects(

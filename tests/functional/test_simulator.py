@@ -141,3 +141,19 @@ def test_cli_refuses_old_placement(capsys, monkeypatch):
     monkeypatch.setattr(embedded.EmbeddedPlacement, '__init__', old)
     assert cli.main(['simulate', EXAMPLES[0]]) == 1
     assert 'needs 1.32' in capsys.readouterr().err
+
+
+def test_cli_plot(tmp_path, capsys):
+    png = tmp_path / 'groups.png'
+    assert cli.main(['simulate', os.path.join(ROOT, 'examples',
+                                              'llmn-7vm.yaml'),
+                     '--plot', str(png)]) == 0
+    data = png.read_bytes()
+    assert data[:8] == b'\x89PNG\r\n\x1a\n' and len(data) > 5000
+
+
+def test_cli_plot_without_groups(tmp_path, capsys):
+    assert cli.main(['simulate', os.path.join(ROOT, 'examples',
+                                              'licensed-windows.yaml'),
+                     '--plot', str(tmp_path / 'x.png')]) == 1
+    assert 'no group to plot' in capsys.readouterr().err

@@ -260,3 +260,29 @@ def test_soft_weigher_running_twice(install, weigher, policy, host,
         assert weighed.obj.host == other_host
     else:
         assert weighed.obj.host != 'host2'
+
+
+@pytest.mark.parametrize('weigher, policy, other', [
+    (ScopedSoftAffinityWeigher, 'soft-affinity', 'soft-anti-affinity'),
+    (ScopedSoftAntiAffinityWeigher, 'soft-anti-affinity', 'soft-affinity'),
+])
+def test_multiplier_skips_aggregate_scan_only_when_weights_are_flat(
+        install, conf, weigher, policy, other):
+    hosts = _all_hosts()
+    for h in hosts:
+        h.aggregates = [objects.Aggregate(
+            id=1, name='foo', hosts=[h.host],
+            metadata={w_key(weigher): '3.5'})]
+    install(FakeLocator.from_host_states(hosts))
+    w = weigher()
+    weighed = [weights.WeighedHost(h, 0.0) for h in hosts]
+    # a group without this weigher's policy: every weight is 0
+    spec = objects.RequestSpec(instance_group=objects.InstanceGroup(
+        policy=other, members=MEMBERS))
+    assert w.weigh_objects(weighed, spec) == [0.0] * 4
+    assert w.weight_multiplier(hosts[0]) == 1.0
+    # with its policy the aggregate override applies, as in nova
+    spec = objects.RequestSpec(instance_group=objects.InstanceGroup(
+        policy=policy, members=MEMBERS))
+    assert any(w.weigh_objects(weighed, spec))
+    assert w.weight_multiplier(hosts[0]) == 3.5
