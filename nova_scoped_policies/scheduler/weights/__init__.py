@@ -1,7 +1,7 @@
 """Scheduler weighers. nova.conf::
 
     [filter_scheduler]
-    weight_classes = nova_scoped_policies.scheduler.weights.all_weighers
+    weight_classes = nova.scheduler.weights.all_weighers,nova_scoped_policies.scheduler.weights.all_weighers
 """
 
 from nova_scoped_policies.scheduler import plugins

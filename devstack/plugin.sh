@@ -1,0 +1,125 @@
+#!/bin/bash
+# devstack plugin of nova-scoped-policies: installs the package where nova
+# runs and enables its scheduler filters, weighers and request filters in
+# $NOVA_CONF. Phases: stack install | post-config | extra, unstack, clean.
+
+NSP_FILTERS_PATH=nova_scoped_policies.scheduler.filters.all_filters
+NSP_WEIGHERS_PATH=nova_scoped_policies.scheduler.weights.all_weighers
+NSP_FILTER_NAMES="ScopedAffinityFilter ScopedAntiAffinityFilter"
+NSP_OPTIONS="enable_scoped_policy_query_filter enable_forbidden_aggregates_filter aggregate_refresh_interval"
+
+# available_filters repeats its key (a multi-valued option); enabled_filters
+# and weight_classes are comma-separated lists.
+
+# _nsp_multi_add OPTION NOVA_DEFAULT OURS: keep the option's values (nova's
+# default when unset) and add ours once.
+function _nsp_multi_add {
+    local option=$1 nova_default=$2 ours=$3
+    local current
+    current=$(iniget_multiline $NOVA_CONF filter_scheduler $option)
+    if [[ -z "$current" ]]; then
+        iniadd $NOVA_CONF filter_scheduler $option $nova_default
+    fi
+    if ! echo "$current" | grep -qx "$ours"; then
+        iniadd $NOVA_CONF filter_scheduler $option $ours
+    fi
+}
+
+# _nsp_multi_remove OPTION OURS: drop our value, keep the others.
+function _nsp_multi_remove {
+    local option=$1 ours=$2
+    local kept
+    kept=$(iniget_multiline $NOVA_CONF filter_scheduler $option | grep -vx "$ours")
+    inidelete $NOVA_CONF filter_scheduler $option
+    if [[ -n "$kept" ]]; then
+        iniset_multiline $NOVA_CONF filter_scheduler $option $kept
+    fi
+}
+
+# _nsp_list_add OPTION NOVA_DEFAULT NAME...: keep the list (nova's default
+# when unset) and append each NAME once.
+function _nsp_list_add {
+    local option=$1 nova_default=$2
+    shift 2
+    local value name
+    value=$(iniget $NOVA_CONF filter_scheduler $option)
+    value=${value:-$nova_default}
+    for name in "$@"; do
+        if [[ ",$value," != *",$name,"* ]]; then
+            value="$value,$name"
+        fi
+    done
+    iniset $NOVA_CONF filter_scheduler $option "$value"
+}
+
+# _nsp_list_remove OPTION NAME...: drop each NAME from the list.
+function _nsp_list_remove {
+    local option=$1
+    shift
+    local value name
+    value=$(iniget $NOVA_CONF filter_scheduler $option)
+    for name in "$@"; do
+        value=$(echo ",$value," | sed -e "s/,$name,/,/g" -e 's/^,//' -e 's/,$//')
+    done
+    iniset $NOVA_CONF filter_scheduler $option "$value"
+}
+
+function install_nova_scoped_policies {
+    setup_develop $NOVA_SCOPED_POLICIES_DIR
+}
+
+function configure_nova_scoped_policies {
+    _nsp_multi_add available_filters nova.scheduler.filters.all_filters $NSP_FILTERS_PATH
+    _nsp_list_add weight_classes nova.scheduler.weights.all_weighers $NSP_WEIGHERS_PATH
+    # Our filters join nova's. nova's ServerGroup*Filter names stay: the
+    # conductor, which reads this nova.conf too, refuses group boots
+    # without them.
+    _nsp_list_add enabled_filters $NOVA_SCOPED_POLICIES_NOVA_FILTERS $NSP_FILTER_NAMES
+
+    iniset $NOVA_CONF scoped_policies enable_scoped_policy_query_filter $NOVA_SCOPED_POLICIES_QUERY_FILTER
+    iniset $NOVA_CONF scoped_policies enable_forbidden_aggregates_filter $NOVA_SCOPED_POLICIES_FORBIDDEN_AGGREGATES
+    iniset $NOVA_CONF scoped_policies aggregate_refresh_interval $NOVA_SCOPED_POLICIES_REFRESH
+}
+
+function create_nova_scoped_policies_examples {
+    local scope=$NOVA_SCOPED_POLICIES_EXAMPLE_SCOPE
+    [[ -n "$scope" ]] || return 0
+    local agg="${scope}-1"
+    if ! openstack --os-cloud devstack-admin aggregate show $agg >/dev/null 2>&1; then
+        openstack --os-cloud devstack-admin aggregate create \
+            --property policy_scope=$scope $agg
+        openstack --os-cloud devstack-admin aggregate add host $agg \
+            ${NOVA_SCOPED_POLICIES_HOST:-$(hostname)}
+    fi
+}
+
+function cleanup_nova_scoped_policies {
+    _nsp_multi_remove available_filters $NSP_FILTERS_PATH
+    _nsp_list_remove weight_classes $NSP_WEIGHERS_PATH
+    _nsp_list_remove enabled_filters $NSP_FILTER_NAMES
+    local name
+    for name in $NSP_OPTIONS; do
+        inidelete $NOVA_CONF scoped_policies $name
+    done
+    pip_uninstall nova-scoped-policies
+}
+
+if [[ "$1" == "stack" && "$2" == "install" ]]; then
+    echo_summary "Installing nova-scoped-policies"
+    install_nova_scoped_policies
+elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
+    echo_summary "Enabling nova-scoped-policies in $NOVA_CONF"
+    configure_nova_scoped_policies
+elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
+    echo_summary "Creating nova-scoped-policies example scopes"
+    create_nova_scoped_policies_examples
+fi
+
+if [[ "$1" == "unstack" ]]; then
+    # nothing runs of ours outside nova-scheduler
+    :
+fi
+
+if [[ "$1" == "clean" ]]; then
+    cleanup_nova_scoped_policies
+fi

@@ -1,0 +1,149 @@
+"""The devstack plugin's phases, with stand-ins for devstack's helpers.
+
+The resulting nova.conf is then read with oslo.config and nova's own
+filter and weigher loaders, as nova-scheduler reads it.
+"""
+
+import os
+import subprocess
+import sys
+
+from oslo_config import cfg
+import pytest
+
+import nova.conf
+from nova.scheduler import filters as nova_filters
+from nova.scheduler import weights as nova_weights
+from nova_scoped_policies import conf as nsp_conf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEVSTACK_NOVA_CONF = """[DEFAULT]
+debug = True
+
+[filter_scheduler]
+enabled_filters = ComputeFilter,ImagePropertiesFilter,ServerGroupAntiAffinityFilter,ServerGroupAffinityFilter
+track_instance_changes = False
+
+[placement]
+region_name = RegionOne
+"""
+
+
+def phase(tmp_path, *args, env=None):
+    calls = tmp_path / 'calls'
+    script = (f'source {ROOT}/tests/devstack/stubs.sh && '
+              f'source {ROOT}/devstack/settings && '
+              f'source {ROOT}/devstack/plugin.sh {" ".join(args)}')
+    environ = dict(os.environ, PYTHON=sys.executable,
+                   NOVA_CONF=str(tmp_path / 'nova.conf'), DEST='/opt/stack',
+                   DEVSTACK_CALLS=str(calls), **(env or {}))
+    done = subprocess.run(['bash', '-c', script], env=environ,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return calls.read_text().splitlines() if calls.exists() else []
+
+
+def load(path):
+    conf = cfg.ConfigOpts()
+    nova.conf.scheduler.register_opts(conf)
+    nsp_conf.register_opts(conf)
+    conf([], default_config_files=[str(path)])
+    return conf
+
+
+@pytest.fixture
+def nova_conf(tmp_path):
+    path = tmp_path / 'nova.conf'
+    path.write_text(DEVSTACK_NOVA_CONF)
+    return path
+
+
+def test_install_sets_up_the_package(tmp_path, nova_conf):
+    calls = phase(tmp_path, 'stack', 'install')
+    assert 'setup_develop /opt/stack/nova-scoped-policies' in calls
+    assert 'define_plugin nova-scoped-policies' in calls
+
+
+def test_post_config_enables_our_plugins_through_novas_loaders(
+        tmp_path, nova_conf):
+    phase(tmp_path, 'stack', 'post-config')
+    conf = load(nova_conf)
+    fs = conf.filter_scheduler
+    assert fs.available_filters == [
+        'nova.scheduler.filters.all_filters',
+        'nova_scoped_policies.scheduler.filters.all_filters']
+    assert fs.weight_classes == [
+        'nova.scheduler.weights.all_weighers',
+        'nova_scoped_policies.scheduler.weights.all_weighers']
+    # nova's own values are kept, ours added
+    assert fs.enabled_filters == [
+        'ComputeFilter', 'ImagePropertiesFilter',
+        'ServerGroupAntiAffinityFilter', 'ServerGroupAffinityFilter',
+        'ScopedAffinityFilter', 'ScopedAntiAffinityFilter']
+    assert fs.track_instance_changes is False
+    # nova-scheduler finds every enabled filter among the available ones
+    classes = {c.__name__: c for c in
+               nova_filters.HostFilterHandler().get_matching_classes(
+                   fs.available_filters)}
+    assert set(fs.enabled_filters) <= set(classes)
+    weighers = {c.__name__ for c in
+                nova_weights.HostWeightHandler().get_matching_classes(
+                    fs.weight_classes)}
+    assert {'ScopedSoftAffinityWeigher',
+            'ScopedSoftAntiAffinityWeigher', 'RAMWeigher'} <= weighers
+    sp = conf.scoped_policies
+    assert sp.enable_scoped_policy_query_filter is True
+    assert sp.enable_forbidden_aggregates_filter is False
+    assert sp.aggregate_refresh_interval == 30
+
+
+def test_post_config_is_idempotent_and_takes_settings(tmp_path, nova_conf):
+    env = {'NOVA_SCOPED_POLICIES_FORBIDDEN_AGGREGATES': 'yes',
+           'NOVA_SCOPED_POLICIES_QUERY_FILTER': 'False'}
+    phase(tmp_path, 'stack', 'post-config', env=env)
+    once = nova_conf.read_text()
+    phase(tmp_path, 'stack', 'post-config', env=env)
+    assert nova_conf.read_text() == once
+    sp = load(nova_conf).scoped_policies
+    assert sp.enable_forbidden_aggregates_filter is True
+    assert sp.enable_scoped_policy_query_filter is False
+
+
+def test_post_config_on_a_nova_conf_without_filters(tmp_path):
+    (tmp_path / 'nova.conf').write_text('[DEFAULT]\n')
+    phase(tmp_path, 'stack', 'post-config')
+    fs = load(tmp_path / 'nova.conf').filter_scheduler
+    assert 'ServerGroupAffinityFilter' in fs.enabled_filters
+    assert fs.enabled_filters[-2:] == ['ScopedAffinityFilter',
+                                       'ScopedAntiAffinityFilter']
+
+
+def test_extra_creates_the_example_scope(tmp_path, nova_conf):
+    calls = phase(tmp_path, 'stack', 'extra',
+                  env={'NOVA_SCOPED_POLICIES_HOST': 'compute-1'})
+    assert ('openstack --os-cloud devstack-admin aggregate create '
+            '--property policy_scope=rack rack-1') in calls
+    assert ('openstack --os-cloud devstack-admin aggregate add host '
+            'rack-1 compute-1') in calls
+    calls = phase(tmp_path, 'stack', 'extra',
+                  env={'NOVA_SCOPED_POLICIES_EXAMPLE_SCOPE': ''})
+    assert not any('aggregate create' in c for c in calls[-1:])
+
+
+def test_clean_undoes_post_config(tmp_path, nova_conf):
+    phase(tmp_path, 'stack', 'post-config')
+    calls = phase(tmp_path, 'clean')
+    assert 'pip_uninstall nova-scoped-policies' in calls
+    conf = load(nova_conf)
+    fs = conf.filter_scheduler
+    assert fs.enabled_filters == [
+        'ComputeFilter', 'ImagePropertiesFilter',
+        'ServerGroupAntiAffinityFilter', 'ServerGroupAffinityFilter']
+    assert fs.available_filters == ['nova.scheduler.filters.all_filters']
+    assert fs.weight_classes == ['nova.scheduler.weights.all_weighers']
+    text = nova_conf.read_text()
+    for option in ('enable_scoped_policy_query_filter',
+                   'enable_forbidden_aggregates_filter',
+                   'aggregate_refresh_interval', 'nova_scoped_policies'):
+        assert option not in text
+    phase(tmp_path, 'unstack')
