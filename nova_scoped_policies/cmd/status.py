@@ -1,0 +1,185 @@
+"""``nova-scoped-policies-status upgrade check``: is this cloud ready?
+
+Run it where nova-scheduler runs, with its nova.conf::
+
+    nova-scoped-policies-status --config-file /etc/nova/nova.conf upgrade check
+
+Each check names what to fix. Exit codes are oslo.upgradecheck's: 0 all
+passed, 1 warnings, 2 a failure.
+"""
+
+import sys
+import typing
+
+from oslo_config import cfg
+from oslo_upgradecheck import upgradecheck
+
+from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.engine import forbidden_aggregates
+from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.scheduler.filters import scoped_affinity
+from nova_scoped_policies.scheduler.filters import scoped_anti_affinity
+from nova_scoped_policies import topology as topo
+
+CONF = cfg.CONF
+Code = upgradecheck.Code
+Result = upgradecheck.Result
+
+OUR_FILTERS = 'nova_scoped_policies.scheduler.filters.all_filters'
+OUR_WEIGHERS = 'nova_scoped_policies.scheduler.weights.all_weighers'
+OUR_FILTER_NAMES = (scoped_affinity.ScopedAffinityFilter.__name__,
+                    scoped_anti_affinity.ScopedAntiAffinityFilter.__name__)
+NOVA_GROUP_FILTERS = ('ServerGroupAffinityFilter',
+                      'ServerGroupAntiAffinityFilter')
+
+
+def nova_aggregates(conf) -> typing.List[topo.AggregateInfo]:
+    """Every host aggregate, from nova's API database."""
+    from nova import context as nova_context
+    from nova import objects
+    objects.register_all()
+    return [topo.AggregateInfo(a.uuid, a.name, a.hosts or (),
+                               a.metadata or {})
+            for a in objects.AggregateList.get_all(
+                nova_context.get_admin_context())]
+
+
+def _result(failures, warnings, ok):
+    if failures:
+        return Result(Code.FAILURE, '\n'.join(failures + warnings))
+    if warnings:
+        return Result(Code.WARNING, '\n'.join(warnings))
+    return Result(Code.SUCCESS, ok)
+
+
+class Checks(upgradecheck.UpgradeCommands):
+    """The checks. Sources of aggregates and Placement can be replaced.
+
+    :param conf: the parsed nova.conf.
+    :param aggregates: returns every host aggregate.
+    :param placement: returns a Placement client.
+    """
+
+    def __init__(self, conf: cfg.ConfigOpts = CONF,
+                 aggregates: typing.Optional[typing.Callable] = None,
+                 placement: typing.Optional[typing.Callable] = None) -> None:
+        self.conf = conf
+        self.aggregates = aggregates or (lambda: nova_aggregates(conf))
+        self.placement = placement or (
+            lambda: pc.PlacementClient.from_conf(conf))
+
+    def _check_scheduler(self) -> Result:
+        fs = self.conf.filter_scheduler
+        sp = self.conf.scoped_policies
+        failures, warnings = [], []
+        request_filters = [o for o in ('enable_scoped_policy_query_filter',
+                                       'enable_forbidden_aggregates_filter')
+                           if getattr(sp, o)]
+        enabled = [n for n in OUR_FILTER_NAMES if n in fs.enabled_filters]
+        if OUR_FILTERS not in fs.available_filters:
+            if enabled or request_filters:
+                failures.append(
+                    f'[filter_scheduler] available_filters lacks '
+                    f'{OUR_FILTERS}: nova-scheduler cannot load '
+                    f'{", ".join(enabled) or "our request filters"} '
+                    f'({", ".join(request_filters) or "filters"} set); add '
+                    'it as a second available_filters line')
+            else:
+                warnings.append(
+                    f'nova-scoped-policies is installed but not enabled: '
+                    f'add {OUR_FILTERS} to [filter_scheduler] '
+                    'available_filters and our filters to enabled_filters')
+        if OUR_FILTERS in fs.available_filters and not enabled:
+            failures.append(
+                '[filter_scheduler] enabled_filters names neither '
+                f'{" nor ".join(OUR_FILTER_NAMES)}: scoped policies are not '
+                'enforced')
+        elif len(enabled) == 1:
+            missing = (set(OUR_FILTER_NAMES) - set(enabled)).pop()
+            warnings.append(f'[filter_scheduler] enabled_filters lacks '
+                            f'{missing}: its policies are not enforced')
+        if enabled and not any(w in fs.weight_classes for w in (
+                OUR_WEIGHERS,
+                'nova_scoped_policies.scheduler.weights.'
+                'scoped_soft_affinity.ScopedSoftAffinityWeigher',
+                'nova_scoped_policies.scheduler.weights.'
+                'scoped_soft_anti_affinity.ScopedSoftAntiAffinityWeigher')):
+            warnings.append(f'[filter_scheduler] weight_classes lacks '
+                            f'{OUR_WEIGHERS}: soft scoped policies are not '
+                            'weighed (weight_classes is one comma-separated '
+                            'list)')
+        if enabled:
+            absent = [n for n in NOVA_GROUP_FILTERS
+                      if n not in fs.enabled_filters]
+            if absent:
+                warnings.append(
+                    f'[filter_scheduler] enabled_filters lacks '
+                    f'{", ".join(absent)}: nova-conductor refuses boots into '
+                    'groups unless its own nova.conf names them; ignore '
+                    'this only if this file is read by nova-scheduler alone')
+        if sp.enable_forbidden_aggregates_filter and \
+                self.conf.scheduler.enable_isolated_aggregate_filtering:
+            warnings.append(
+                '[scoped_policies] enable_forbidden_aggregates_filter and '
+                '[scheduler] enable_isolated_aggregate_filtering do the same '
+                'work; disable the latter, which queries the database for '
+                'every request')
+        return _result(failures, warnings,
+                       'nova-scoped-policies is enabled consistently')
+
+    def _check_placement(self) -> Result:
+        if not (self.conf.scoped_policies.enable_scoped_policy_query_filter
+                or self.conf.scoped_policies
+                .enable_forbidden_aggregates_filter):
+            return Result(Code.SUCCESS, 'no request filter enabled: any '
+                          'Placement will do')
+        try:
+            found = self.placement().check_version()
+        except pc.PlacementVersionError as exc:
+            return Result(Code.FAILURE, f'{exc}; upgrade Placement or '
+                          'disable the [scoped_policies] request filters')
+        except Exception as exc:  # no endpoint, auth, network...
+            return Result(Code.FAILURE, f'cannot reach Placement with the '
+                          f'[placement] options: {exc}')
+        return Result(Code.SUCCESS, f'Placement supports up to {found}')
+
+    def _check_aggregates(self) -> Result:
+        aggregates = self.aggregates()
+        topology = topo.from_aggregates(aggregates)
+        traits = forbidden_aggregates.index(aggregates)
+        failures = [f'{p}: move it out of all but one of them'
+                    for p in topology.problems if ' domains of scope ' in p]
+        failures += [f'{p}: set {topo.NAMESPACE_KEY}=<uuid> on the '
+                     "scope's aggregates" for p in topology.problems
+                     if f'{topo.NAMESPACE_KEY} is not' in p]
+        warnings = [p for p in topology.problems + list(traits.problems)
+                    if not any(p in f for f in failures)]
+        scopes = [s for s in topology.scope_names if s != 'host']
+        return _result(failures, warnings,
+                       f'{len(scopes)} scope(s) defined'
+                       + (f': {", ".join(scopes)}' if scopes else ''))
+
+    _upgrade_checks = (
+        ('Scheduler configuration', _check_scheduler),
+        ('Placement microversion', _check_placement),
+        ('Scope aggregates', _check_aggregates),
+    )
+
+
+def main(argv=None) -> int:
+    import nova.conf  # noqa: F401  (registers nova's options on CONF)
+    from nova.db.api import api as api_db
+    nsp_conf.register_opts(CONF)
+
+    def aggregates():
+        # only now is nova.conf parsed
+        api_db.configure(CONF)
+        return nova_aggregates(CONF)
+
+    return upgradecheck.main(CONF, project='nova',
+                             upgrade_command=Checks(aggregates=aggregates),
+                             argv=sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

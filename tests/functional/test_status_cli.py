@@ -1,0 +1,70 @@
+"""nova-scoped-policies-status against a real nova API database (SQLite,
+schema from nova-manage api_db sync)."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+BIN = os.path.dirname(sys.executable)
+CONF = """[api_database]
+connection = sqlite:///{db}
+[filter_scheduler]
+available_filters = nova.scheduler.filters.all_filters
+available_filters = nova_scoped_policies.scheduler.filters.all_filters
+enabled_filters = ComputeFilter,ServerGroupAffinityFilter,ServerGroupAntiAffinityFilter,ScopedAffinityFilter,ScopedAntiAffinityFilter
+weight_classes = nova.scheduler.weights.all_weighers,nova_scoped_policies.scheduler.weights.all_weighers
+"""
+
+
+def run(*args):
+    return subprocess.run(list(args), capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope='module')
+def api_db(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('status')
+    db = tmp / 'api.db'
+    conf = tmp / 'nova.conf'
+    conf.write_text(CONF.format(db=db))
+    done = run(os.path.join(BIN, 'nova-manage'), '--config-file', str(conf),
+               'api_db', 'sync')
+    assert done.returncode == 0, done.stderr
+    return conf, db
+
+
+def add_aggregate(db, agg_id, name, hosts, metadata):
+    with sqlite3.connect(db) as conn:
+        conn.execute('INSERT INTO aggregates (id, uuid, name) VALUES '
+                     '(?, ?, ?)', (agg_id, f'uuid-{name}', name))
+        for host in hosts:
+            conn.execute('INSERT INTO aggregate_hosts (host, aggregate_id) '
+                         'VALUES (?, ?)', (host, agg_id))
+        for key, value in metadata.items():
+            conn.execute('INSERT INTO aggregate_metadata (aggregate_id, '
+                         '`key`, value) VALUES (?, ?, ?)',
+                         (agg_id, key, value))
+
+
+def status(conf):
+    return run(os.path.join(BIN, 'nova-scoped-policies-status'),
+               '--config-file', str(conf), 'upgrade', 'check')
+
+
+def test_ready_cloud_passes(api_db):
+    conf, db = api_db
+    add_aggregate(db, 1, 'rack-1', ['h1', 'h2'], {'policy_scope': 'rack'})
+    done = status(conf)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '1 scope(s) defined: rack' in done.stdout
+
+
+def test_host_in_two_racks_fails_naming_it(api_db):
+    conf, db = api_db
+    add_aggregate(db, 2, 'rack-2', ['h2', 'h3'], {'policy_scope': 'rack'})
+    done = status(conf)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'host h2 is in 2 domains of scope rack' in done.stdout

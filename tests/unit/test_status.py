@@ -1,0 +1,136 @@
+"""nova-scoped-policies-status upgrade check, table-driven."""
+
+from oslo_config import cfg
+from oslo_upgradecheck import upgradecheck
+import pytest
+
+import nova.conf
+from nova_scoped_policies.cmd import status
+from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies import topology as topo
+
+Code = upgradecheck.Code
+NOVA = 'nova.scheduler.filters.all_filters'
+OURS = 'nova_scoped_policies.scheduler.filters.all_filters'
+WEIGHERS = ('nova.scheduler.weights.all_weighers,'
+            'nova_scoped_policies.scheduler.weights.all_weighers')
+GOOD = {'available_filters': [NOVA, OURS],
+        'enabled_filters': ('ComputeFilter,ServerGroupAffinityFilter,'
+                            'ServerGroupAntiAffinityFilter,'
+                            'ScopedAffinityFilter,ScopedAntiAffinityFilter'),
+        'weight_classes': WEIGHERS}
+
+
+def make_conf(tmp_path, filter_scheduler, scoped=None, scheduler=None):
+    lines = ['[filter_scheduler]']
+    for key, value in filter_scheduler.items():
+        for item in (value if isinstance(value, list) else [value]):
+            lines.append(f'{key} = {item}')
+    for group, values in (('scoped_policies', scoped or {}),
+                          ('scheduler', scheduler or {})):
+        lines.append(f'[{group}]')
+        lines += [f'{k} = {v}' for k, v in values.items()]
+    path = tmp_path / 'nova.conf'
+    path.write_text('\n'.join(lines) + '\n')
+    conf = cfg.ConfigOpts()
+    nova.conf.scheduler.register_opts(conf)
+    nsp_conf.register_opts(conf)
+    conf([], default_config_files=[str(path)])
+    return conf
+
+
+class _Placement:
+    def __init__(self, outcome):
+        self.outcome = outcome
+
+    def check_version(self):
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        return self.outcome
+
+
+def checks(conf, aggregates=(), placement='1.39'):
+    return status.Checks(conf, aggregates=lambda: list(aggregates),
+                         placement=lambda: _Placement(placement))
+
+
+def without(key, value):
+    return dict(GOOD, **{key: value})
+
+
+@pytest.mark.parametrize('filter_scheduler, scoped, scheduler, code, text', [
+    (GOOD, {}, {}, Code.SUCCESS, 'enabled consistently'),
+    ({}, {}, {}, Code.WARNING, 'installed but not enabled'),
+    (without('available_filters', [NOVA]), {}, {}, Code.FAILURE,
+     'available_filters lacks ' + OURS),
+    ({}, {'enable_scoped_policy_query_filter': 'true'}, {}, Code.FAILURE,
+     'our request filters'),
+    (without('enabled_filters', 'ComputeFilter'), {}, {}, Code.FAILURE,
+     'names neither ScopedAffinityFilter nor ScopedAntiAffinityFilter'),
+    (without('enabled_filters', 'ServerGroupAffinityFilter,'
+             'ServerGroupAntiAffinityFilter,ScopedAntiAffinityFilter'),
+     {}, {}, Code.WARNING, 'lacks ScopedAffinityFilter'),
+    (without('weight_classes', 'nova.scheduler.weights.all_weighers'),
+     {}, {}, Code.WARNING, 'soft scoped policies are not weighed'),
+    (without('enabled_filters', 'ScopedAffinityFilter,'
+             'ScopedAntiAffinityFilter'), {}, {}, Code.WARNING,
+     'nova-conductor refuses boots into groups'),
+    (GOOD, {'enable_forbidden_aggregates_filter': 'true'},
+     {'enable_isolated_aggregate_filtering': 'true'}, Code.WARNING,
+     'do the same work'),
+])
+def test_scheduler_configuration(tmp_path, filter_scheduler, scoped,
+                                 scheduler, code, text):
+    result = checks(make_conf(tmp_path, filter_scheduler, scoped,
+                              scheduler))._check_scheduler()
+    assert result.code == code
+    assert text in result.details
+
+
+@pytest.mark.parametrize('scoped, placement, code, text', [
+    ({}, pc.PlacementError(0, 'GET', '/', 'unreachable'), Code.SUCCESS,
+     'any Placement will do'),
+    ({'enable_scoped_policy_query_filter': 'true'}, '1.39', Code.SUCCESS,
+     'up to 1.39'),
+    ({'enable_forbidden_aggregates_filter': 'true'},
+     pc.PlacementVersionError(406, 'GET', '/', 'supports microversions up '
+                              'to 1.29; needs 1.32'), Code.FAILURE,
+     'upgrade Placement'),
+    ({'enable_scoped_policy_query_filter': 'true'},
+     pc.PlacementError(0, 'GET', '/', 'connection refused'), Code.FAILURE,
+     'cannot reach Placement'),
+])
+def test_placement_microversion(tmp_path, scoped, placement, code, text):
+    result = checks(make_conf(tmp_path, GOOD, scoped),
+                    placement=placement)._check_placement()
+    assert result.code == code
+    assert text in result.details
+
+
+def agg(name, hosts, **metadata):
+    return topo.AggregateInfo(f'uuid-{name}', name, hosts, metadata)
+
+
+@pytest.mark.parametrize('aggregates, code, text', [
+    ([], Code.SUCCESS, '0 scope(s) defined'),
+    ([agg('r1', ['h1'], policy_scope='rack'),
+      agg('r2', ['h2'], policy_scope='rack')], Code.SUCCESS,
+     '1 scope(s) defined: rack'),
+    ([agg('r1', ['h1'], policy_scope='rack'),
+      agg('r2', ['h1'], policy_scope='rack')], Code.FAILURE,
+     'host h1 is in 2 domains of scope rack (r1, r2)'),
+    ([agg('z1', ['h1'], policy_scope='zone',
+          policy_scope_allow_identifiers='true',
+          policy_scope_obfuscate_identifiers='true')], Code.FAILURE,
+     "set policy_scope_namespace=<uuid> on the scope's aggregates"),
+    ([agg('x', ['h1'], policy_scope='bad scope')], Code.WARNING,
+     'a scope name is'),
+    ([agg('win', ['h1'], **{'trait:CUSTOM_x': 'required'})], Code.WARNING,
+     'neither a standard trait'),
+])
+def test_scope_aggregates(tmp_path, aggregates, code, text):
+    result = checks(make_conf(tmp_path, GOOD),
+                    aggregates=aggregates)._check_aggregates()
+    assert result.code == code
+    assert text in result.details
