@@ -20,9 +20,7 @@ Run with ``tools/benchmark.sh`` (creates the virtualenv if needed).
 """
 
 import argparse
-import statistics
 import sys
-import time
 import warnings
 
 warnings.simplefilter('ignore')
@@ -34,7 +32,10 @@ from nova.scheduler.filters import affinity_filter  # noqa: E402
 from nova.scheduler.weights import affinity as nova_affinity  # noqa: E402
 from nova.scheduler import weights as nova_weights  # noqa: E402
 from nova.tests.unit.scheduler import fakes  # noqa: E402
+from benchmarks.common import timed  # noqa: E402
 from nova_scoped_policies import topology as topo  # noqa: E402
+from nova_scoped_policies.scheduler import aggregate_cache  # noqa: E402
+from nova_scoped_policies.scheduler import members as locators  # noqa: E402,E501
 from nova_scoped_policies.scheduler import state  # noqa: E402
 from nova_scoped_policies.scheduler.filters.scoped_anti_affinity import \
     ScopedAntiAffinityFilter  # noqa: E402
@@ -43,23 +44,6 @@ from nova_scoped_policies.scheduler.weights.scoped_soft_anti_affinity \
 
 RACK_SIZE = 40
 FILLER_PER_HOST = 10
-
-
-class _Locator:
-    def __init__(self, placements):
-        self.placements = placements
-
-    def locate(self, context, uuids):
-        get = self.placements.get
-        return {u: get(u) for u in uuids}
-
-
-class _Topology:
-    def __init__(self, topology):
-        self.topology = topology
-
-    def get(self, context):
-        return self.topology
 
 
 def build_hosts(n_hosts, n_members):
@@ -92,15 +76,6 @@ def spec(policy, members, hint=None):
         scheduler_hints=hints, instance_uuid='new', project_id='p')
 
 
-def timed(fn, repeat):
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def run_nova(hosts, members, repeat):
     filt = affinity_filter.ServerGroupAntiAffinityFilter()
     weigher = nova_affinity.ServerGroupSoftAntiAffinityWeigher()
@@ -114,8 +89,9 @@ def run_nova(hosts, members, repeat):
 
 
 def run_ours(hosts, members, placements, topology, scope, repeat):
-    state.STATES = state.RequestStates(_Locator(placements),
-                                       _Topology(topology))
+    state.STATES = state.RequestStates(
+        locators.StaticMemberLocator(placements),
+        aggregate_cache.StaticAggregates(topology=topology))
     filt = ScopedAntiAffinityFilter()
     weigher = ScopedSoftAntiAffinityWeigher()
     weighed = [nova_weights.WeighedHost(h, 0.0) for h in hosts]

@@ -12,7 +12,6 @@ Run with ``tools/benchmark.sh request_filters``.
 """
 
 import argparse
-import statistics
 import sys
 import time
 import uuid
@@ -24,10 +23,10 @@ from oslo_config import cfg  # noqa: E402
 from oslo_serialization import jsonutils  # noqa: E402
 
 from nova import objects  # noqa: E402
-from nova_scoped_policies.engine import forbidden_aggregates  # noqa: E402
-from nova_scoped_policies.engine import placement_query  # noqa: E402
+from benchmarks.common import timed  # noqa: E402
 from nova_scoped_policies import topology as topo  # noqa: E402
-from nova_scoped_policies.scheduler import request_filters  # noqa: E402,F401
+from nova_scoped_policies.scheduler import aggregate_cache  # noqa: E402
+from nova_scoped_policies.scheduler import members as locators  # noqa: E402,E501
 from nova_scoped_policies.scheduler.request_filters.forbidden_aggregates \
     import ForbiddenAggregatesFilter  # noqa: E402
 from nova_scoped_policies.scheduler.request_filters.scoped_policy_query \
@@ -35,38 +34,6 @@ from nova_scoped_policies.scheduler.request_filters.scoped_policy_query \
 from nova_scoped_policies.scheduler import state  # noqa: E402
 
 CONF = cfg.CONF
-
-
-class _Cache:
-    """The scheduler's aggregate cache, warm."""
-
-    def __init__(self, aggregates):
-        self.topology = topo.from_aggregates(aggregates)
-        self.trait_index = forbidden_aggregates.index(aggregates)
-
-    def get(self, context):
-        return self.topology
-
-    def traits(self, context):
-        return self.trait_index
-
-
-class _Locator:
-    def __init__(self, placements):
-        self.placements = placements
-
-    def locate(self, context, uuids):
-        get = self.placements.get
-        return {u: get(u) for u in uuids}
-
-
-def timed(fn, repeat):
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def per_request(repeat):
@@ -85,8 +52,9 @@ def per_request(repeat):
     CONF.set_override('enable_scoped_policy_query_filter', True,
                       'scoped_policies')
     CONF.set_override('max_query_aggregates', 1000, 'scoped_policies')
-    state.STATES = state.RequestStates(_Locator(placements),
-                                       _Cache(aggregates))
+    state.STATES = state.RequestStates(
+        locators.StaticMemberLocator(placements),
+        aggregate_cache.StaticAggregates(aggregates))
     hint = jsonutils.dumps({'policies': ['anti-affinity:rack'],
                             'rules': {'max_server_per_rack': 3}})
 

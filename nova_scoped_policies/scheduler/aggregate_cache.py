@@ -69,3 +69,25 @@ class AggregateCache:
         for problem in sorted(problems - self._reported):
             LOG.warning('Scoped policies aggregates: %s', problem)
         self._reported = problems
+
+
+class StaticAggregates:
+    """The same interface over fixed aggregates (simulations, benchmarks,
+    tests).
+
+    :param aggregates: the aggregates.
+    :param topology: the topology, when built otherwise than from the
+        aggregates' metadata.
+    """
+
+    def __init__(self, aggregates: typing.Iterable[topo.AggregateInfo] = (),
+                 topology: typing.Optional[topo.Topology] = None) -> None:
+        aggregates = list(aggregates)
+        self.topology = topology or topo.from_aggregates(aggregates)
+        self.trait_index = forbidden_aggregates.index(aggregates)
+
+    def get(self, context) -> topo.Topology:
+        return self.topology
+
+    def traits(self, context) -> forbidden_aggregates.TraitAggregates:
+        return self.trait_index

@@ -41,3 +41,19 @@ class NovaMemberLocator:
             for instance in result:
                 hosts[instance.uuid] = instance.host
         return hosts
+
+
+class StaticMemberLocator:
+    """Members' hosts from a mapping (simulations, benchmarks, tests).
+
+    :param hosts: member uuid -> host; kept and read live.
+    """
+
+    def __init__(self, hosts: typing.Optional[
+            typing.Dict[str, typing.Optional[str]]] = None) -> None:
+        self.hosts = hosts if hosts is not None else {}
+
+    def locate(self, context, member_uuids: typing.Collection[str]
+               ) -> typing.Dict[str, typing.Optional[str]]:
+        get = self.hosts.get
+        return {u: get(u) for u in member_uuids}

@@ -26,8 +26,9 @@ from nova.scheduler import host_manager
 from nova.scheduler import utils as nova_utils
 from nova.scheduler import weights as nova_weights
 from nova_scoped_policies.engine import audit as audit_mod
-from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.scheduler import aggregate_cache
+from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import plugins
 from nova_scoped_policies.scheduler import request_filters
 from nova_scoped_policies.scheduler import state
@@ -47,30 +48,6 @@ def _natural(name: str):
             for part in re.split(r'(\d+)', name)]
 
 
-class _ScenarioAggregates:
-    """The scheduler's aggregate cache, filled from the scenario."""
-
-    def __init__(self, scenario: sc.Scenario) -> None:
-        self.topology = scenario.topology()
-        self.trait_index = forbidden_aggregates.index(scenario.aggregates)
-
-    def get(self, context):
-        return self.topology
-
-    def traits(self, context):
-        return self.trait_index
-
-
-class _Members:
-    """The scheduler's member locator: where the simulated servers run."""
-
-    def __init__(self) -> None:
-        self.hosts: typing.Dict[str, typing.Optional[str]] = {}
-
-    def locate(self, context, member_uuids):
-        return {u: self.hosts.get(u) for u in member_uuids}
-
-
 class Simulation:
     """One scenario against one Placement.
 
@@ -82,8 +59,9 @@ class Simulation:
                  placement: pc.PlacementClient) -> None:
         self.scenario = scenario
         self.placement = placement
-        self.members = _Members()
-        self.aggregates = _ScenarioAggregates(scenario)
+        self.members = members_mod.StaticMemberLocator()
+        self.aggregates = aggregate_cache.StaticAggregates(
+            scenario.aggregates, scenario.topology())
         self.groups = {name: {'document': g.document, 'members': []}
                        for name, g in scenario.groups.items()}
         self.servers: typing.Dict[str, dict] = {}   # name -> record

@@ -22,6 +22,9 @@ from nova_scoped_policies.scheduler import state
 OUR_FILTERS = 'nova_scoped_policies.scheduler.filters.all_filters'
 OUR_WEIGHERS = 'nova_scoped_policies.scheduler.weights.all_weighers'
 IMAGE = '155d900f-4e14-4e4c-a73d-069cbf4541e6'  # nova's GlanceFixture
+# nova's helper polls every 0.5 s, 10 times by default: too short for a
+# boot on a busy 2-core machine. A boot that is done returns at once.
+WAIT_RETRIES = 60
 
 
 class ScopedPoliciesTestCase(test.TestCase,
@@ -145,10 +148,13 @@ class ScopedPoliciesTestCase(test.TestCase,
         created = api.post_server(
             {'server': server, 'os:scheduler_hints': hints})
         if count == 1:
-            return [self._wait_for_state_change(created, expected)]
+            return [self._wait_for_state_change(created, expected,
+                                                max_retries=WAIT_RETRIES)]
         servers = self.api.get_servers(
             search_opts={'reservation_id': created['reservation_id']})
-        return [self._wait_for_state_change(s, expected) for s in servers]
+        return [self._wait_for_state_change(s, expected,
+                                            max_retries=WAIT_RETRIES)
+                for s in servers]
 
     @staticmethod
     def host_of(server):

@@ -9,23 +9,24 @@ import pytest
 from oslo_config import fixture as config_fixture
 
 from nova import objects
-from nova_scoped_policies.engine import forbidden_aggregates
+from nova_scoped_policies.scheduler import aggregate_cache
+from nova_scoped_policies.scheduler import members
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies.scheduler import state
 
 objects.register_all()
 
 
-class FakeLocator:
+class FakeLocator(members.StaticMemberLocator):
     """member uuid -> host, counting calls (one per request expected)."""
 
     def __init__(self, placements=None):
-        self.placements = dict(placements or {})
+        super().__init__(dict(placements or {}))
         self.calls = 0
 
     def locate(self, context, member_uuids):
         self.calls += 1
-        return {u: self.placements.get(u) for u in member_uuids}
+        return super().locate(context, member_uuids)
 
     @classmethod
     def from_host_states(cls, host_states):
@@ -34,20 +35,16 @@ class FakeLocator:
                     for uuid in hs.instances})
 
 
-class StaticAggregates:
-    """Stands for the aggregate cache: a topology and a trait index."""
+class StaticAggregates(aggregate_cache.StaticAggregates):
+    """The aggregate cache over fixed data, counting topology reads."""
 
     def __init__(self, topology=None, aggregates=()):
-        self.topology = topology or topo.Topology()
-        self.trait_index = forbidden_aggregates.index(aggregates)
+        super().__init__(aggregates, topology or topo.Topology())
         self.calls = 0
 
     def get(self, context):
         self.calls += 1
-        return self.topology
-
-    def traits(self, context):
-        return self.trait_index
+        return super().get(context)
 
 
 def racks(**domains):
