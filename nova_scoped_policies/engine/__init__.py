@@ -172,9 +172,10 @@ class Engine:
         weighers: typing.Dict[str, typing.List[
             typing.Tuple[str, HostWeight]]] = {}
         warnings: typing.List[str] = []
+        document = request.document
         items: typing.List[typing.Tuple[str, str, Policy]] = [
-            (p.type.value, f'policies[{i}]', p)
-            for i, p in enumerate(request.document.policies)]
+            (p.type.value, document.field_of(i), p)
+            for i, p in enumerate(document.policies)]
         items += [(MIN_DOMAINS_RULE, f'rules.min_domains_{scope}',
                    Policy(PolicyType.ANTI_AFFINITY, scope))
                   for scope in sorted(request.document.rules.min_domains)]

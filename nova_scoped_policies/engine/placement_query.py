@@ -66,7 +66,8 @@ def constraints(evaluation: Evaluation) -> AggregateConstraints:
             continue
         label = str(policy)
         if policy.identifier is not None:
-            target = ctx.target(policy, f'policies[{i}]')
+            target = ctx.target(policy,
+                                ctx.request.document.field_of(i))
             if policy.type is PolicyType.AFFINITY:
                 require({target}, label)
             else:

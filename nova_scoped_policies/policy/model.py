@@ -90,11 +90,19 @@ class PolicyDocument:
     :param policies: the policies, in the order given, without duplicates.
     :param rules: the rules.
     :param name: the group name, if the document carried one.
+    :param fields: policy -> the field it came from (e.g.
+        ``scoped_policies.policies[0]``), for errors; not part of equality.
     """
 
     policies: typing.Tuple[Policy, ...] = ()
     rules: Rules = dataclasses.field(default_factory=Rules)
     name: typing.Optional[str] = None
+    fields: typing.Mapping[Policy, str] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False)
+
+    def field_of(self, index: int) -> str:
+        """Where ``policies[index]`` came from, for error messages."""
+        return self.fields.get(self.policies[index], f'policies[{index}]')
 
     @property
     def scopes(self) -> typing.FrozenSet[str]:

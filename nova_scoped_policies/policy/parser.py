@@ -240,6 +240,7 @@ def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
     """
     seen: typing.Dict[Policy, str] = {}
     policies: typing.List[Policy] = []
+    fields: typing.Dict[Policy, str] = {}
     for field, policy in fielded:
         if policy in seen:
             # LLMN may restate a policy the caller also listed: keep one.
@@ -251,8 +252,9 @@ def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
             _check_pair(policy, field, other, ofield)
         seen[policy] = field
         policies.append(policy)
+        fields[policy] = field
     _check_rules(policies, rules, prefix)
-    return PolicyDocument(tuple(policies), rules, name)
+    return PolicyDocument(tuple(policies), rules, name, fields)
 
 
 def _check_pair(a: Policy, afield: str, b: Policy, bfield: str) -> None:
@@ -316,7 +318,7 @@ def from_nova_group(policy: typing.Optional[str],
     if rules:
         data['rules'] = dict(rules)
     doc = parse_document(data, prefix='server_group')
-    return PolicyDocument(doc.policies, doc.rules, name)
+    return PolicyDocument(doc.policies, doc.rules, name, doc.fields)
 
 
 def merge(first: PolicyDocument, second: PolicyDocument,
@@ -349,9 +351,8 @@ def merge(first: PolicyDocument, second: PolicyDocument,
             raise PolicyError(_join(prefix, 'rules.size'), second.rules.size,
                               f'disagrees with the group\'s own size {size}')
         size = second.rules.size
-    fielded = [(f'server_group.policies[{i}]', p)
-               for i, p in enumerate(first.policies)]
-    fielded += [(_join(prefix, f'policies[{i}]'), p)
+    fielded = [(first.field_of(i), p) for i, p in enumerate(first.policies)]
+    fielded += [(second.field_of(i), p)
                 for i, p in enumerate(second.policies)
                 if p not in first.policies]
     return build_document(fielded, Rules(max_per, min_dom, size),

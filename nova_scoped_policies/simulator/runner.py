@@ -195,36 +195,30 @@ class Simulation:
                                     'group': boot.group}
             if boot.group:
                 self.groups[boot.group]['members'].append(server)
+        chosen: typing.List[typing.Tuple[str, str]] = []
         try:
-            for request_filter in self.request_filters:
-                request_filter(self.ctxt, spec)
-            resources = nova_utils.resources_from_request_spec(
-                self.ctxt, spec, None)
-            query = resources.to_querystring()
-            data = self.placement.request(
-                'GET', f'/allocation_candidates?{query}',
-                version=QUERY_VERSION).json()
+            candidates = self._query(spec)
+            for uuid in uuids:
+                spec.instance_uuid = uuid
+                claimed = None
+                for host_state in self._sorted_hosts(spec, candidates,
+                                                     len(chosen)):
+                    if self._claim(uuid, host_state, boot.project):
+                        claimed = host_state
+                        break
+                if claimed is None:
+                    self._release(chosen)
+                    return self._fail(boot, 'No valid host', candidates,
+                                      spec)
+                chosen.append((uuid, claimed.host))
+                # nova's _consume_selected_host
+                if spec.instance_group is not None:
+                    spec.instance_group.hosts.append(claimed.host)
         except exception.NoValidHost as exc:
-            return self._fail(boot, uuids, str(exc), {}, spec)
-        candidates = self._host_states(data)
-        chosen = []
-        for server, uuid in zip(boot.servers, uuids):
-            spec.instance_uuid = uuid
-            hosts = self._sorted_hosts(spec, candidates, len(chosen))
-            claimed = None
-            for host_state in hosts:
-                if self._claim(uuid, host_state, boot.project):
-                    claimed = host_state
-                    break
-            if claimed is None:
-                for done_uuid, _ in chosen:
-                    self.placement.delete_allocations(done_uuid)
-                return self._fail(boot, uuids, 'No valid host',
-                                  candidates, spec)
-            chosen.append((uuid, claimed.host))
-            # nova's _consume_selected_host
-            if spec.instance_group is not None:
-                spec.instance_group.hosts.append(claimed.host)
+            # the policies refused the request itself (as nova-scheduler
+            # would): there are no per-host reasons
+            self._release(chosen)
+            return self._fail(boot, str(exc), None, spec)
         topology = self.aggregates.topology
         for server, (uuid, host) in zip(boot.servers, chosen):
             self.servers[server]['host'] = host
@@ -236,6 +230,22 @@ class Simulation:
                             for s in topology.scope_names
                             if s != 'host' and topology.domains_of(s, host)}})
         return len(chosen)
+
+    def _query(self, spec) -> typing.List[host_manager.HostState]:
+        """Request filters, then nova's query to Placement."""
+        for request_filter in self.request_filters:
+            request_filter(self.ctxt, spec)
+        resources = nova_utils.resources_from_request_spec(
+            self.ctxt, spec, None)
+        data = self.placement.request(
+            'GET', f'/allocation_candidates?{resources.to_querystring()}',
+            version=QUERY_VERSION).json()
+        return self._host_states(data)
+
+    def _release(self, chosen) -> None:
+        """Like nova: a multi-instance boot is all or nothing."""
+        for uuid, _ in chosen:
+            self.placement.delete_allocations(uuid)
 
     def _host_states(self, data) -> typing.List[host_manager.HostState]:
         """HostStates of the candidates, in host-name order.
@@ -281,16 +291,17 @@ class Simulation:
             raise
         return True
 
-    def _fail(self, boot, uuids, reason, candidates, spec):
+    def _fail(self, boot, reason, candidates, spec):
+        """Record a failed boot; ``candidates`` None: no host was tried."""
         rejections: typing.Dict[str, typing.List[str]] = {}
-        names = {h.host for h in candidates}
         evaluation = None
-        if boot.group:
+        if boot.group and candidates is not None:
             try:
                 evaluation = state.states().evaluation(spec)
             except exception.NoValidHost:
                 evaluation = None
-        for host in self.scenario.hosts:
+        names = {h.host for h in candidates or ()}
+        for host in self.scenario.hosts if candidates is not None else ():
             found = [str(r) for r in evaluation.reasons(host.name)] \
                 if evaluation is not None else []
             if not found and host.name not in names:

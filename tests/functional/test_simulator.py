@@ -157,3 +157,24 @@ def test_cli_plot_without_groups(tmp_path, capsys):
                                               'licensed-windows.yaml'),
                      '--plot', str(tmp_path / 'x.png')]) == 1
     assert 'no group to plot' in capsys.readouterr().err
+
+
+def test_policy_refused_before_placement_gives_no_host_reasons():
+    fixture = pf.FakePlacementFixture()
+    fixture.setUp()
+    try:
+        scenario = sc.parse({
+            'scopes': {'zone': {'allow_identifiers': True}},
+            'aggregates': [{'name': 'zone-a', 'scope': 'zone',
+                            'hosts': ['h1']}],
+            'hosts': [{'name': 'h1', 'resources': {'VCPU': 4}}],
+            'groups': [{'name': 'g', 'policies': [
+                'affinity:zone:00000000-0000-4000-8000-000000000000']}],
+            'requests': [{'boot': {'name': 's', 'group': 'g', 'flavor': {
+                'resources': {'VCPU': 1}}}}]})
+        result = runner.Simulation(scenario, pf.client_for(fixture)).run()
+    finally:
+        fixture.cleanUp()
+    (failure,) = result['failures']
+    assert 'no domain of scope zone has this identifier' in failure['reason']
+    assert failure['rejections'] == {}

@@ -176,6 +176,18 @@ def test_parse_document_errors(document, field, problem):
     assert problem in str(err.value)
 
 
+def test_document_remembers_where_each_policy_came_from():
+    doc = parser.parse_document({'policies': ['anti-affinity:zone'],
+                                 'llmn': {'level1': 'rack', 'level2': 'host',
+                                          'n': 2}, 'rules': {'size': 4}},
+                                prefix='scoped_policies')
+    assert [doc.field_of(i) for i in range(len(doc.policies))] == [
+        'scoped_policies.policies[0]', 'scoped_policies.llmn',
+        'scoped_policies.llmn']
+    # ... without making equal documents unequal
+    assert doc == parser.parse_document(doc.to_dict())
+
+
 def test_errors_carry_the_prefix_of_the_hint():
     with pytest.raises(PolicyError) as err:
         parser.parse_document({'policies': ['x']}, prefix='scoped_policies')
@@ -204,7 +216,9 @@ def test_from_nova_group(policy, rules, expected):
 def test_merge_unites_policies(hint, expected):
     nova = parser.from_nova_group('anti-affinity',
                                   {'max_server_per_host': 2})
-    merged = parser.merge(nova, parser.parse_document(hint), 'scoped_policies')
+    merged = parser.merge(
+        nova, parser.parse_document(hint, prefix='scoped_policies'),
+        'scoped_policies')
     assert [str(p) for p in merged.policies] == expected
     assert merged.rules.max_server_per == {'host': 2}
 
@@ -219,16 +233,18 @@ def test_merge_unites_policies(hint, expected):
 def test_merge_refuses_disagreement(nova, hint, field):
     with pytest.raises(PolicyError) as err:
         parser.merge(parser.from_nova_group(*nova),
-                     parser.parse_document(hint), 'scoped_policies')
+                     parser.parse_document(hint, prefix='scoped_policies'),
+                     'scoped_policies')
     assert err.value.field == field
 
 
 def test_merge_contradiction_names_both_sources():
     with pytest.raises(PolicyError) as err:
         parser.merge(parser.from_nova_group('affinity'),
-                     parser.parse_document({'policies': ['anti-affinity']}),
+                     parser.parse_document({'policies': ['anti-affinity']},
+                                           prefix='scoped_policies'),
                      'scoped_policies')
-    assert ('server_group.policies[0] and scoped_policies.policies[0] '
+    assert ('server_group.policy and scoped_policies.policies[0] '
             'contradict each other') in str(err.value)
 
 

@@ -131,7 +131,7 @@ def test_group_hosts_known_before_the_request_are_not_in_flight(install):
      'scoped_policies.rules.max_server_per_rack: 0'),
     ({'policies': ['bogus']}, "scoped_policies.policies[0]: 'bogus'"),
     ({'policies': ['affinity']},
-     'server_group.policies[0] and scoped_policies.policies[0] contradict'),
+     'server_group.policy and scoped_policies.policies[0] contradict'),
     ({'rules': {'size': 3}, 'bogus': 1}, 'scoped_policies.bogus'),
     ({'policies': ['affinity:rack:rack-1']},
      'does not allow targeting a domain by identifier'),
@@ -259,3 +259,15 @@ def test_aggregate_cache_refreshes_after_interval(monkeypatch, caplog):
                                                             uuids.r2]))
     # the host in two racks is reported once, not at every refresh
     assert caplog.text.count('host h1 is in 2 domains of scope rack') == 1
+
+
+def test_error_in_a_targeted_hint_names_the_tenants_field(install):
+    zones = topo.from_aggregates([topo.AggregateInfo(
+        'uuid-zone-a', 'zone-a', ['h1'],
+        {'policy_scope': 'zone', 'policy_scope_allow_identifiers': 'true'})])
+    install(FakeLocator(), zones)
+    with pytest.raises(exception.NoValidHost) as err:
+        ScopedAffinityFilter().filter_all(HOSTS, spec(
+            {'policies': ['affinity:zone:uuid-zone-b']}))
+    # the group's own anti-affinity comes first in the merged document
+    assert "scoped_policies.policies[0]: 'uuid-zone-b'" in str(err.value)
