@@ -3,7 +3,8 @@
 Accepted shapes (``shared/contracts/policy-document.md``):
 
 * the scoped document ``{"policies": [...], "rules": {...}}``;
-* the LLMN shorthand ``{"llmn": {"level1", "level2", "n"}, "rules": {"size"}}``,
+* the LLMN shorthand
+  ``{"llmn": {"level1", "level2", "n"}, "rules": {"size"}}``,
   stored as its expansion;
 * complex-anti-affinity.rst's object form
   ``{"policy": {"name": "anti-affinity", "rules": {...}}}``;

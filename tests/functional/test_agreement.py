@@ -19,11 +19,12 @@ from tests.functional import base
 from tests import placement_fixtures as pf
 
 HOSTS = [f'h{i}' for i in range(1, 7)]
+RACKS = base.ScopedPoliciesTestCase.RACKS
 FLAVOR = {'resources': {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
 SCENARIO = {
     'scopes': {'rack': {}},
     'aggregates': [{'name': rack, 'scope': 'rack', 'hosts': hosts}
-                   for rack, hosts in base.ScopedPoliciesTestCase.RACKS.items()],
+                   for rack, hosts in RACKS.items()],
     # what nova's fake computes report
     'hosts': [{'name': h, 'resources': {'VCPU': 1000, 'MEMORY_MB': 800000,
                                         'DISK_GB': 600000}} for h in HOSTS],
@@ -46,8 +47,9 @@ SCENARIO = {
     ],
 }
 # The nova group policy each scenario group stands for, and the hint.
-NOVA = {'spread': ('soft-anti-affinity', {'policies': ['anti-affinity:rack'],
-                                          'rules': {'max_server_per_rack': 2}}),
+NOVA = {'spread': ('soft-anti-affinity', {
+            'policies': ['anti-affinity:rack'],
+            'rules': {'max_server_per_rack': 2}}),
         'pack': ('soft-affinity', {'policies': ['soft-anti-affinity:rack']})}
 
 

@@ -1,7 +1,10 @@
 """Scheduler weighers. nova.conf::
 
     [filter_scheduler]
-    weight_classes = nova.scheduler.weights.all_weighers,nova_scoped_policies.scheduler.weights.all_weighers
+    weight_classes = nova.scheduler.weights.all_weighers,
+        nova_scoped_policies.scheduler.weights.all_weighers
+
+(one comma-separated line in nova.conf)
 """
 
 from nova_scoped_policies.scheduler import plugins

@@ -247,7 +247,7 @@ def test_aggregate_cache_refreshes_after_interval(monkeypatch, caplog):
     monkeypatch.setattr(objects.AggregateList, 'get_all', fake_get_all)
     now = [100.0]
     source = aggregate_cache.AggregateCache(lambda: 30,
-                                                     clock=lambda: now[0])
+                                            clock=lambda: now[0])
     with caplog.at_level(logging.WARNING):
         first = source.get('ctx')
         assert source.get('ctx') is first
@@ -271,3 +271,33 @@ def test_error_in_a_targeted_hint_names_the_tenants_field(install):
             {'policies': ['affinity:zone:uuid-zone-b']}))
     # the group's own anti-affinity comes first in the merged document
     assert "scoped_policies.policies[0]: 'uuid-zone-b'" in str(err.value)
+
+
+def test_nova_member_locator_one_query_per_cell(monkeypatch):
+    calls = []
+
+    def scatter(context, fn, filters, expected_attrs):
+        calls.append(filters)
+        return {'cell1': [objects.Instance(uuid=uuids.m1, host='h1'),
+                          objects.Instance(uuid=uuids.m2, host=None)],
+                'cell2': [objects.Instance(uuid=uuids.m3, host='h7')]}
+    monkeypatch.setattr(members.nova_context, 'scatter_gather_skip_cell0',
+                        scatter)
+    found = members.NovaMemberLocator().locate(
+        'ctx', [uuids.m1, uuids.m2, uuids.m3])
+    assert found == {uuids.m1: 'h1', uuids.m2: None, uuids.m3: 'h7'}
+    assert calls == [{'uuid': [uuids.m1, uuids.m2, uuids.m3],
+                      'deleted': False}]
+    assert members.NovaMemberLocator().locate('ctx', []) == {}
+    assert len(calls) == 1
+
+
+def test_nova_member_locator_fails_closed_when_a_cell_is_silent(
+        monkeypatch):
+    from nova import context as nova_context
+    monkeypatch.setattr(
+        members.nova_context, 'scatter_gather_skip_cell0',
+        lambda *a, **k: {'cell1': [],
+                         'cell2': nova_context.did_not_respond_sentinel})
+    with pytest.raises(members.MemberLookupError, match='cell cell2'):
+        members.NovaMemberLocator().locate('ctx', [uuids.m1])

@@ -41,7 +41,7 @@ def ours():
                             'ScopedPolicyQueryFilter']),
 ])
 def test_sync_installs_enabled_filters_once(conf, pipeline, options,
-                                           expected):
+                                            expected):
     conf.config(group='scoped_policies', **options)
     for _ in range(3):
         assert request_filters.sync() == expected
@@ -99,7 +99,7 @@ def test_scoped_policy_query_edits_the_destination(install, conf):
 
 
 def test_scoped_policy_query_respects_max_query_aggregates(install, conf,
-                                                          caplog):
+                                                           caplog):
     conf.config(group='scoped_policies', max_query_aggregates=1,
                 **{SQ: True})
     topology = racks(**{'rack-1': ['h1'], 'rack-2': ['h2'],

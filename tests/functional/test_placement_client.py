@@ -1,0 +1,43 @@
+"""The Placement client built from [placement] options, as our tools do."""
+
+from oslo_config import cfg
+
+from nova_scoped_policies.placement import client as pc
+from tests import placement_fixtures as pf
+
+
+def test_from_conf_loads_keystoneauth_options(tmp_path):
+    fixture = pf.FakePlacementFixture()
+    fixture.setUp()
+    try:
+        path = tmp_path / 'tool.conf'
+        path.write_text('[placement]\nauth_type = none\n'
+                        f'endpoint_override = {fixture.endpoint}\n')
+        conf = cfg.ConfigOpts()
+        conf([], default_config_files=[str(path)])
+        client = pc.PlacementClient.from_conf(conf)
+        assert client.adapter.service_type == 'placement'
+        assert client.check_version() == '1.39'
+        client.create_provider('h1', '00000000-0000-4000-8000-000000000001')
+        assert client.get_provider(
+            '00000000-0000-4000-8000-000000000001')['name'] == 'h1'
+    finally:
+        fixture.cleanUp()
+
+
+def test_errors_name_method_path_status_and_detail():
+    fixture = pf.FakePlacementFixture()
+    fixture.setUp()
+    try:
+        client = pf.client_for(fixture)
+        try:
+            client.get_provider('00000000-0000-4000-8000-0000000000ff')
+        except pc.PlacementError as exc:
+            assert exc.status == 404
+            assert str(exc).startswith(
+                'GET /resource_providers/00000000-0000-4000-8000-0000000000ff'
+                ': 404 No resource provider with uuid')
+        else:
+            raise AssertionError('no error for a missing provider')
+    finally:
+        fixture.cleanUp()
