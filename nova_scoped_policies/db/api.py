@@ -1,0 +1,287 @@
+"""The policy store's operations: plain data in and out.
+
+Each :class:`PolicyStore` has its own oslo.db transaction factory, so one
+process can hold several stores (tests on three backends, a service and a
+scheduler driver). oslo.db turns every backend's unique-key error into
+``DBDuplicateEntry``, which becomes :class:`Conflict` here.
+"""
+
+import typing
+import uuid as uuidlib
+
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from oslo_serialization import jsonutils
+import sqlalchemy as sa
+
+from nova_scoped_policies.db import models
+from nova_scoped_policies import policy
+from nova_scoped_policies import topology as topo
+
+SCOPE_FIELDS = ('name', 'allow_identifiers', 'obfuscate_identifiers',
+                'obfuscate_namespace_uuid')
+
+
+class NotFound(Exception):
+    """No such scope, group, aggregate or member."""
+
+
+class Conflict(Exception):
+    """The change clashes with what is stored; the message says how."""
+
+
+@enginefacade.transaction_context_provider
+class _Context:
+    pass
+
+
+def _scope_dict(row: models.PolicyScope) -> dict:
+    return {'uuid': row.uuid, 'name': row.name,
+            'allow_identifiers': row.allow_identifiers,
+            'obfuscate_identifiers': row.obfuscate_identifiers,
+            'obfuscate_namespace_uuid': row.obfuscate_namespace_uuid,
+            'aggregates': [a.aggregate_uuid for a in row.aggregates],
+            'created_at': row.created_at, 'updated_at': row.updated_at}
+
+
+def _group_dict(row: models.ScopedGroup) -> dict:
+    return {'uuid': row.uuid, 'project_id': row.project_id,
+            'user_id': row.user_id, 'name': row.name,
+            'document': policy.parse_document(jsonutils.loads(row.document)),
+            'members': [m.instance_uuid for m in row.members],
+            'created_at': row.created_at, 'updated_at': row.updated_at}
+
+
+class PolicyStore:
+    """Scopes and scoped groups in one SQL database.
+
+    :param connection: an SQLAlchemy URL (``sqlite:///...``,
+        ``postgresql+psycopg2://...``, ``mysql+pymysql://...``).
+    """
+
+    def __init__(self, connection: str) -> None:
+        self._tm = enginefacade.transaction_context()
+        self._tm.configure(connection=connection, sqlite_fk=True)
+
+    @property
+    def engine(self):
+        return self._tm.writer.get_engine()
+
+    def _writer(self):
+        return self._tm.writer.using(_Context())
+
+    def _reader(self):
+        return self._tm.reader.using(_Context())
+
+    # -- scopes ----------------------------------------------------------
+
+    @staticmethod
+    def _scope(session, ref: str) -> models.PolicyScope:
+        row = session.scalars(sa.select(models.PolicyScope).where(
+            sa.or_(models.PolicyScope.uuid == ref,
+                   models.PolicyScope.name == ref))).first()
+        if row is None:
+            raise NotFound(f'policy scope {ref} not found')
+        return row
+
+    def create_scope(self, name: str, allow_identifiers: bool = False,
+                     obfuscate_identifiers: bool = False,
+                     obfuscate_namespace_uuid: typing.Optional[str] = None,
+                     uuid: typing.Optional[str] = None) -> dict:
+        """Create a scope; its namespace is random when not given.
+
+        :raises Conflict: a scope of that name (or uuid) exists.
+        """
+        try:
+            with self._writer() as session:
+                row = models.PolicyScope(
+                    uuid=uuid or str(uuidlib.uuid4()), name=name,
+                    allow_identifiers=allow_identifiers,
+                    obfuscate_identifiers=obfuscate_identifiers,
+                    obfuscate_namespace_uuid=(obfuscate_namespace_uuid
+                                              or str(uuidlib.uuid4())))
+                session.add(row)
+                session.flush()
+                return _scope_dict(row)
+        except db_exc.DBDuplicateEntry:
+            raise Conflict(f'a policy scope named {name} exists already')
+
+    def get_scope(self, ref: str) -> dict:
+        """A scope by uuid or name. :raises NotFound:"""
+        with self._reader() as session:
+            return _scope_dict(self._scope(session, ref))
+
+    def list_scopes(self) -> typing.List[dict]:
+        with self._reader() as session:
+            return [_scope_dict(r) for r in session.scalars(
+                sa.select(models.PolicyScope).order_by(
+                    models.PolicyScope.name))]
+
+    def update_scope(self, ref: str, **fields) -> dict:
+        """Change ``name``, the identifier flags or the namespace.
+
+        :raises NotFound: no such scope. :raises Conflict: name taken.
+        """
+        unknown = set(fields) - set(SCOPE_FIELDS)
+        if unknown:
+            raise ValueError(f'cannot update {", ".join(sorted(unknown))}')
+        try:
+            with self._writer() as session:
+                row = self._scope(session, ref)
+                for key, value in fields.items():
+                    setattr(row, key, value)
+                session.flush()
+                return _scope_dict(row)
+        except db_exc.DBDuplicateEntry:
+            raise Conflict(f'a policy scope named {fields.get("name")} '
+                           'exists already')
+
+    def delete_scope(self, ref: str) -> None:
+        with self._writer() as session:
+            session.delete(self._scope(session, ref))
+
+    def add_aggregate(self, ref: str, aggregate_uuid: str) -> dict:
+        """Make an aggregate a domain of the scope.
+
+        :raises Conflict: the aggregate is a domain of a scope already.
+        """
+        try:
+            with self._writer() as session:
+                row = self._scope(session, ref)
+                session.add(models.PolicyScopeAggregate(
+                    scope_id=row.id, aggregate_uuid=aggregate_uuid))
+                session.flush()
+                session.refresh(row)
+                return _scope_dict(row)
+        except db_exc.DBDuplicateEntry:
+            owner = self._owner(aggregate_uuid)
+            raise Conflict(f'aggregate {aggregate_uuid} is a domain of '
+                           f'scope {owner} already')
+
+    def _owner(self, aggregate_uuid: str) -> str:
+        with self._reader() as session:
+            return session.scalars(
+                sa.select(models.PolicyScope.name).join(
+                    models.PolicyScopeAggregate).where(
+                    models.PolicyScopeAggregate.aggregate_uuid ==
+                    aggregate_uuid)).first()
+
+    def remove_aggregate(self, ref: str, aggregate_uuid: str) -> dict:
+        """:raises NotFound: the aggregate is not a domain of the scope."""
+        with self._writer() as session:
+            row = self._scope(session, ref)
+            link = next((a for a in row.aggregates
+                         if a.aggregate_uuid == aggregate_uuid), None)
+            if link is None:
+                raise NotFound(f'aggregate {aggregate_uuid} is not a domain '
+                               f'of scope {row.name}')
+            row.aggregates.remove(link)
+            session.flush()
+            return _scope_dict(row)
+
+    # -- groups ----------------------------------------------------------
+
+    @staticmethod
+    def _group(session, uuid: str) -> models.ScopedGroup:
+        row = session.scalars(sa.select(models.ScopedGroup).where(
+            models.ScopedGroup.uuid == uuid)).first()
+        if row is None:
+            raise NotFound(f'server group {uuid} has no scoped policies')
+        return row
+
+    def save_group(self, uuid: str, project_id: str,
+                   document: policy.PolicyDocument,
+                   name: typing.Optional[str] = None,
+                   user_id: typing.Optional[str] = None) -> dict:
+        """Create or replace the scoped policies of a Nova server group."""
+        text = jsonutils.dumps(document.to_dict())
+        try:
+            with self._writer() as session:
+                row = session.scalars(sa.select(models.ScopedGroup).where(
+                    models.ScopedGroup.uuid == uuid)).first()
+                if row is None:
+                    row = models.ScopedGroup(uuid=uuid, project_id=project_id,
+                                             user_id=user_id)
+                    session.add(row)
+                elif row.project_id != project_id:
+                    raise Conflict(f'server group {uuid} belongs to another '
+                                   'project')
+                row.name = name if name is not None else row.name
+                row.document = text
+                session.flush()
+                return _group_dict(row)
+        except db_exc.DBDuplicateEntry:
+            raise Conflict(f'server group {uuid} was created concurrently')
+
+    def get_group(self, uuid: str) -> dict:
+        with self._reader() as session:
+            return _group_dict(self._group(session, uuid))
+
+    def list_groups(self, project_id: typing.Optional[str] = None
+                    ) -> typing.List[dict]:
+        with self._reader() as session:
+            query = sa.select(models.ScopedGroup).order_by(
+                models.ScopedGroup.id)
+            if project_id is not None:
+                query = query.where(
+                    models.ScopedGroup.project_id == project_id)
+            return [_group_dict(r) for r in session.scalars(query)]
+
+    def delete_group(self, uuid: str) -> None:
+        with self._writer() as session:
+            session.delete(self._group(session, uuid))
+
+    def add_member(self, uuid: str, instance_uuid: str) -> dict:
+        """Add an instance to a group; policies are not enforced here.
+
+        :raises Conflict: it is a member already.
+        """
+        try:
+            with self._writer() as session:
+                row = self._group(session, uuid)
+                session.add(models.ScopedGroupMember(
+                    group_id=row.id, instance_uuid=instance_uuid))
+                session.flush()
+                session.refresh(row)
+                return _group_dict(row)
+        except db_exc.DBDuplicateEntry:
+            raise Conflict(f'instance {instance_uuid} is a member of server '
+                           f'group {uuid} already')
+
+    def remove_member(self, uuid: str, instance_uuid: str) -> dict:
+        with self._writer() as session:
+            row = self._group(session, uuid)
+            member = next((m for m in row.members
+                           if m.instance_uuid == instance_uuid), None)
+            if member is None:
+                raise NotFound(f'instance {instance_uuid} is not a member of '
+                               f'server group {uuid}')
+            row.members.remove(member)
+            session.flush()
+            return _group_dict(row)
+
+    # -- for the scheduler -----------------------------------------------
+
+    def topology(self, aggregates: typing.Mapping[str, topo.AggregateInfo]
+                 ) -> topo.Topology:
+        """The stored scopes as the engine's Topology.
+
+        :param aggregates: aggregate uuid -> its name and hosts (from nova
+            or Placement); stored domains missing there are reported.
+        """
+        scopes, domains, problems = [], [], []
+        for scope in self.list_scopes():
+            scopes.append(topo.Scope(
+                scope['name'], scope['allow_identifiers'],
+                scope['obfuscate_identifiers'],
+                uuidlib.UUID(scope['obfuscate_namespace_uuid'])))
+            for agg_uuid in scope['aggregates']:
+                agg = aggregates.get(agg_uuid)
+                if agg is None:
+                    problems.append(f'scope {scope["name"]}: aggregate '
+                                    f'{agg_uuid} does not exist')
+                    continue
+                domains.append(topo.Domain(agg_uuid, agg.name,
+                                           scope['name'],
+                                           frozenset(agg.hosts)))
+        return topo.Topology(scopes, domains, problems)

@@ -1,0 +1,28 @@
+"""Create and upgrade the policy store schema with alembic."""
+
+import os
+
+from alembic import command
+from alembic import config as alembic_config
+from alembic import migration as alembic_migration
+
+
+def _config(connection) -> alembic_config.Config:
+    config = alembic_config.Config()
+    config.set_main_option('script_location', os.path.join(
+        os.path.dirname(__file__), 'migrations'))
+    config.attributes['connection'] = connection
+    return config
+
+
+def upgrade(engine, revision: str = 'head') -> None:
+    """Bring the schema of ``engine``'s database to ``revision``."""
+    with engine.begin() as connection:
+        command.upgrade(_config(connection), revision)
+
+
+def version(engine):
+    """The schema revision of the database, or None when empty."""
+    with engine.connect() as connection:
+        return alembic_migration.MigrationContext.configure(
+            connection).get_current_revision()

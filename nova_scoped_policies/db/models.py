@@ -1,0 +1,85 @@
+"""Tables of the policy store."""
+
+from oslo_db.sqlalchemy import models
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+BASE = orm.declarative_base()
+
+
+class _Base(models.TimestampMixin, models.ModelBase):
+    pass
+
+
+class PolicyScope(BASE, _Base):
+    """A deployer-defined scope (scoped-policies.rst InstanceGroupPolicyScope).
+    """
+
+    __tablename__ = 'policy_scopes'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_policy_scopes0uuid'),
+        sa.UniqueConstraint('name', name='uniq_policy_scopes0name'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(64), nullable=False)
+    allow_identifiers = sa.Column(sa.Boolean, nullable=False, default=False)
+    obfuscate_identifiers = sa.Column(sa.Boolean, nullable=False,
+                                      default=False)
+    obfuscate_namespace_uuid = sa.Column(sa.String(36), nullable=False)
+    aggregates = orm.relationship(
+        'PolicyScopeAggregate', cascade='all, delete-orphan',
+        order_by='PolicyScopeAggregate.aggregate_uuid', lazy='selectin')
+
+
+class PolicyScopeAggregate(BASE, _Base):
+    """One domain of a scope: a host aggregate, in at most one scope."""
+
+    __tablename__ = 'policy_scope_aggregates'
+    __table_args__ = (
+        sa.UniqueConstraint('aggregate_uuid',
+                            name='uniq_policy_scope_aggregates0aggregate'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    scope_id = sa.Column(sa.Integer, sa.ForeignKey(
+        'policy_scopes.id', ondelete='CASCADE'), nullable=False, index=True)
+    aggregate_uuid = sa.Column(sa.String(36), nullable=False)
+
+
+class ScopedGroup(BASE, _Base):
+    """The scoped policy document of one Nova server group."""
+
+    __tablename__ = 'scoped_groups'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_scoped_groups0uuid'),
+        sa.Index('scoped_groups_project_idx', 'project_id'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=True)
+    name = sa.Column(sa.String(255), nullable=True)
+    # the normalised policy document, JSON
+    document = sa.Column(sa.Text, nullable=False)
+    members = orm.relationship(
+        'ScopedGroupMember', cascade='all, delete-orphan',
+        order_by='ScopedGroupMember.id', lazy='selectin')
+
+
+class ScopedGroupMember(BASE, _Base):
+    """An instance added to a group (server-group-update.rst add_instance).
+    """
+
+    __tablename__ = 'scoped_group_members'
+    __table_args__ = (
+        sa.UniqueConstraint('group_id', 'instance_uuid',
+                            name='uniq_scoped_group_members0group0instance'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    group_id = sa.Column(sa.Integer, sa.ForeignKey(
+        'scoped_groups.id', ondelete='CASCADE'), nullable=False, index=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)

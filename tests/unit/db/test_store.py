@@ -1,0 +1,128 @@
+"""The policy store on SQLite, PostgreSQL and MariaDB."""
+
+import uuid
+
+from alembic import autogenerate
+from alembic import migration as alembic_migration
+import pytest
+
+from nova_scoped_policies.db import api
+from nova_scoped_policies.db import migration
+from nova_scoped_policies.db import models
+from nova_scoped_policies import policy
+from nova_scoped_policies import topology as topo
+from tests import db_backends
+
+AGG_1 = '00000000-0000-4000-8000-0000000000a1'
+AGG_2 = '00000000-0000-4000-8000-0000000000a2'
+GROUP = '00000000-0000-4000-8000-0000000000b1'
+NS = '6f72348f-df5d-4e0f-a043-4be92996dbfe'
+
+
+@pytest.fixture(params=db_backends.BACKENDS)
+def store(request, tmp_path):
+    url, drop = db_backends.create(request.param, tmp_path)
+    store = api.PolicyStore(url)
+    migration.upgrade(store.engine)
+    yield store
+    store.engine.dispose()
+    drop()
+
+
+def test_migrations_match_the_models(store):
+    assert migration.version(store.engine) == 'b1a0c0ffee01'
+    with store.engine.connect() as conn:
+        diff = autogenerate.compare_metadata(
+            alembic_migration.MigrationContext.configure(conn),
+            models.BASE.metadata)
+    assert diff == []
+
+
+def test_scope_lifecycle(store):
+    created = store.create_scope('zone', allow_identifiers=True,
+                                 obfuscate_identifiers=True,
+                                 obfuscate_namespace_uuid=NS)
+    assert created['obfuscate_namespace_uuid'] == NS
+    assert store.get_scope('zone') == store.get_scope(created['uuid'])
+    store.create_scope('rack')
+    assert [s['name'] for s in store.list_scopes()] == ['rack', 'zone']
+    # a namespace is made up when none is given
+    assert store.get_scope('rack')['obfuscate_namespace_uuid']
+    updated = store.update_scope('rack', name='rack2',
+                                 allow_identifiers=True)
+    assert (updated['name'], updated['allow_identifiers']) == ('rack2',
+                                                               True)
+    store.delete_scope('rack2')
+    with pytest.raises(api.NotFound, match='policy scope rack2 not found'):
+        store.get_scope('rack2')
+
+
+def test_scope_conflicts(store):
+    store.create_scope('rack')
+    with pytest.raises(api.Conflict, match='named rack exists'):
+        store.create_scope('rack')
+    store.create_scope('zone')
+    with pytest.raises(api.Conflict, match='named zone exists'):
+        store.update_scope('rack', name='zone')
+    with pytest.raises(ValueError, match='cannot update uuid'):
+        store.update_scope('rack', uuid='x')
+
+
+def test_aggregates_belong_to_one_scope(store):
+    store.create_scope('rack')
+    store.create_scope('zone')
+    assert store.add_aggregate('rack', AGG_1)['aggregates'] == [AGG_1]
+    assert store.add_aggregate('rack', AGG_2)['aggregates'] == [AGG_1,
+                                                                AGG_2]
+    with pytest.raises(api.Conflict, match=f'{AGG_1} is a domain of scope '
+                                           'rack already'):
+        store.add_aggregate('zone', AGG_1)
+    assert store.remove_aggregate('rack', AGG_1)['aggregates'] == [AGG_2]
+    with pytest.raises(api.NotFound, match='is not a domain of scope rack'):
+        store.remove_aggregate('rack', AGG_1)
+    store.add_aggregate('zone', AGG_1)
+    # deleting a scope frees its aggregates
+    store.delete_scope('rack')
+    store.add_aggregate('zone', AGG_2)
+    assert store.get_scope('zone')['aggregates'] == [AGG_1, AGG_2]
+
+
+def test_group_lifecycle(store):
+    doc = policy.parse_document({'policies': ['anti-affinity:rack'],
+                                 'rules': {'max_server_per_rack': 2}})
+    saved = store.save_group(GROUP, 'tenant-a', doc, name='db')
+    assert saved['document'] == doc and saved['members'] == []
+    other = policy.parse_document({'llmn': {'level1': 'rack',
+                                            'level2': 'host', 'n': 2},
+                                   'rules': {'size': 4}})
+    assert store.save_group(GROUP, 'tenant-a', other)['document'] == other
+    assert store.get_group(GROUP)['name'] == 'db'
+    with pytest.raises(api.Conflict, match='belongs to another project'):
+        store.save_group(GROUP, 'tenant-b', doc)
+    assert [g['uuid'] for g in store.list_groups('tenant-a')] == [GROUP]
+    assert store.list_groups('tenant-b') == []
+    store.add_member(GROUP, 'i-1')
+    assert store.add_member(GROUP, 'i-2')['members'] == ['i-1', 'i-2']
+    with pytest.raises(api.Conflict, match='member of server group'):
+        store.add_member(GROUP, 'i-1')
+    assert store.remove_member(GROUP, 'i-1')['members'] == ['i-2']
+    with pytest.raises(api.NotFound, match='not a member'):
+        store.remove_member(GROUP, 'i-1')
+    store.delete_group(GROUP)
+    with pytest.raises(api.NotFound, match='has no scoped policies'):
+        store.get_group(GROUP)
+
+
+def test_topology_from_the_store(store):
+    store.create_scope('zone', allow_identifiers=True,
+                       obfuscate_identifiers=True,
+                       obfuscate_namespace_uuid=NS)
+    store.add_aggregate('zone', AGG_1)
+    store.add_aggregate('zone', AGG_2)
+    topology = store.topology({AGG_1: topo.AggregateInfo(
+        AGG_1, 'zone-a', ['h1', 'h2'])})
+    assert topology.domains_of('zone', 'h1') == (AGG_1,)
+    assert topology.problems == [f'scope zone: aggregate {AGG_2} does not '
+                                 'exist']
+    mine = topo.obfuscate(uuid.UUID(NS), 'tenant-a', AGG_1)
+    assert topology.resolve_identifier('zone', mine, 'tenant-a') == AGG_1
