@@ -9,8 +9,7 @@ import collections
 import dataclasses
 import typing
 
-from nova_scoped_policies.engine.plugins.anti_affinity import \
-    DEFAULT_MAX_SERVER_PER
+from nova_scoped_policies.engine.context import DEFAULT_MAX_SERVER_PER
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.policy.model import PolicyType

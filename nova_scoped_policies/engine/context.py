@@ -10,6 +10,9 @@ from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.topology import Topology
 
+DEFAULT_MAX_SERVER_PER = 1
+"""Nova's anti-affinity limit when max_server_per_<scope> is absent."""
+
 HostCheck = typing.Callable[[str], typing.Optional[reasons.Reason]]
 """A prepared hard policy: host name -> None (pass) or the reason."""
 HostWeight = typing.Callable[[str], float]
@@ -82,6 +85,27 @@ class PlacementContext:
                         counts[domain] += 1
             self._counts[scope] = counts
         return counts
+
+    def limit(self, scope: str) -> int:
+        """max_server_per_<scope> (1 when the rule is absent)."""
+        return self.rules.max_server_per.get(scope, DEFAULT_MAX_SERVER_PER)
+
+    def full_domains(self, scope: str) -> typing.Set[str]:
+        """Domains of ``scope`` holding max_server_per_<scope> members."""
+        limit = self.limit(scope)
+        return {d for d, n in self.counts(scope).items() if n >= limit}
+
+    def remaining(self) -> int:
+        """Members still to place, this one included (rules.size based)."""
+        return (self.rules.size or 0) - self.placed
+
+    def min_domains_binds(self, scope: str) -> bool:
+        """min_domains_<scope>: with ``used`` domains holding members, must
+        the remaining members go to domains not used yet?
+        """
+        needed = self.rules.min_domains[scope]
+        used = len(self.counts(scope))
+        return used < needed and 0 < self.remaining() <= needed - used
 
     def target(self, policy: Policy, field: str) -> str:
         """The real domain id a targeted policy names (see Topology)."""

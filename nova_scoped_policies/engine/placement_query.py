@@ -11,8 +11,6 @@ import dataclasses
 import typing
 
 from nova_scoped_policies.engine import Evaluation
-from nova_scoped_policies.engine.plugins.anti_affinity import \
-    DEFAULT_MAX_SERVER_PER
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyType
 
@@ -73,20 +71,17 @@ def constraints(evaluation: Evaluation) -> AggregateConstraints:
             else:
                 forbid({target}, label)
             continue
-        counts = ctx.counts(scope)
         if policy.type is PolicyType.AFFINITY:
+            counts = ctx.counts(scope)
             if ctx.placed and counts:
                 require(set(counts), label)
         else:
-            limit = rules.max_server_per.get(scope, DEFAULT_MAX_SERVER_PER)
-            forbid({d for d, n in counts.items() if n >= limit},
-                   f'{label} (max {limit})')
+            forbid(ctx.full_domains(scope),
+                   f'{label} (max {ctx.limit(scope)})')
     for scope, needed in sorted(rules.min_domains.items()):
         if scope == HOST_SCOPE or topology.scope(scope) is None:
             continue
-        counts = ctx.counts(scope)
-        remaining = (rules.size or 0) - ctx.placed
-        if len(counts) < needed and 0 < remaining <= needed - len(counts):
-            forbid(set(counts), f'min_domains_{scope}={needed}')
+        if ctx.min_domains_binds(scope):
+            forbid(set(ctx.counts(scope)), f'min_domains_{scope}={needed}')
     return AggregateConstraints(tuple(required), frozenset(forbidden),
                                 tuple(why))

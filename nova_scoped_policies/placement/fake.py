@@ -415,16 +415,8 @@ class FakePlacement:
 
     def _fits(self, provider, resources) -> bool:
         used = self._used(provider.uuid)
-        for rc, amount in resources.items():
-            inv = provider.inventories.get(rc)
-            if inv is None:
-                return False
-            if amount < inv['min_unit'] or amount > inv['max_unit'] or \
-                    amount % inv['step_size']:
-                return False
-            if used.get(rc, 0) + amount > provider.capacity(rc):
-                return False
-        return True
+        return all(_fits_one(provider, rc, amount, used.get(rc, 0))
+                   for rc, amount in resources.items())
 
     # -- allocations -----------------------------------------------------
 
@@ -484,12 +476,7 @@ class FakePlacement:
             used = self._usage[rp]
             for rc, amount in res.items():
                 used_by_others = used[rc] - mine.get(rp, {}).get(rc, 0)
-                inv = provider.inventories.get(rc)
-                if inv is None or \
-                        used_by_others + amount > provider.capacity(rc) \
-                        or amount < inv['min_unit'] \
-                        or amount > inv['max_unit'] \
-                        or amount % inv['step_size']:
+                if not _fits_one(provider, rc, amount, used_by_others):
                     raise _Error(409, f'Unable to allocate inventory: '
                                  f'Unable to create allocation for '
                                  f"'{rc}' on resource provider '{rp}'. "
@@ -519,6 +506,17 @@ class FakePlacement:
             raise _Error(404, f'No allocations for consumer \'{consumer}\'')
         self._account(current['allocations'], -1)
         return 204, None
+
+
+def _fits_one(provider: _Provider, rc: str, amount: int, used: int) -> bool:
+    """Can ``amount`` of ``rc`` go on ``provider`` with ``used`` taken?"""
+    inv = provider.inventories.get(rc)
+    if inv is None:
+        return False
+    if amount < inv['min_unit'] or amount > inv['max_unit'] or \
+            amount % inv['step_size']:
+        return False
+    return used + amount <= provider.capacity(rc)
 
 
 def _is_uuid(value) -> bool:

@@ -9,8 +9,6 @@ from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import Policy
 
-DEFAULT_MAX_SERVER_PER = 1
-
 
 class AntiAffinity(base.HardPolicy):
     """Pass iff the host's domain holds fewer than max_server_per_S members.
@@ -38,9 +36,9 @@ class AntiAffinity(base.HardPolicy):
                 return None
             return ctx.locate(scope, label, excluded)
 
-        limit = ctx.rules.max_server_per.get(scope, DEFAULT_MAX_SERVER_PER)
+        limit = ctx.limit(scope)
         counts = ctx.counts(scope)
-        full = {d for d, n in counts.items() if n >= limit}
+        full = ctx.full_domains(scope)
 
         def reason(domain: str) -> reasons.Reason:
             name = names(domain)

@@ -23,11 +23,11 @@ class MinDomains(base.HardPolicy):
         scope = policy.scope
         needed = ctx.rules.min_domains[scope]
         label = f'{MIN_DOMAINS}{scope}'
+        if not ctx.min_domains_binds(scope):
+            return None
         counts = ctx.counts(scope)
         used = len(counts)
-        remaining = (ctx.rules.size or 0) - ctx.placed
-        if not (used < needed and 0 < remaining <= needed - used):
-            return None
+        remaining = ctx.remaining()
         names = ctx.topology.domain_name
 
         def on_domain(host: str, domain: str):
