@@ -18,6 +18,7 @@ import uuid
 
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.policy.parser import validate_scope_name
 
 SCOPE_KEY = 'policy_scope'
@@ -226,6 +227,54 @@ class Topology:
         raise PolicyError(field, identifier,
                           f'no domain of scope {scope} has this identifier')
 
+    def to_real(self, document: 'PolicyDocument',
+                project_id: typing.Optional[str],
+                real_ids: bool = False) -> 'PolicyDocument':
+        """The document with every domain identifier in its real form.
+
+        :param document: policies as the caller wrote them.
+        :param project_id: the caller's project, for obfuscated scopes.
+        :param real_ids: the caller wrote real ids (admins do).
+        :raises PolicyError: naming the policy whose identifier is unknown
+            or whose scope takes none.
+        """
+        def real(policy, field):
+            if real_ids:
+                self.resolve_identifier(policy.scope, policy.identifier,
+                                        None, field)
+                domain = self._domains.get(policy.identifier)
+                if domain is None or domain.scope != policy.scope:
+                    raise PolicyError(field, policy.identifier,
+                                      f'no domain of scope {policy.scope} '
+                                      'has this identifier')
+                return policy.identifier
+            return self.resolve_identifier(policy.scope, policy.identifier,
+                                           project_id, field)
+        return _map_identifiers(document, real)
+
+    def to_tenant(self, document: 'PolicyDocument',
+                  project_id: typing.Optional[str]) -> 'PolicyDocument':
+        """The document with real identifiers as ``project_id`` sees them.
+        """
+        def tenant(policy, field):
+            if policy.scope not in self._scopes:
+                return policy.identifier
+            return self.identifier_for(policy.scope, policy.identifier,
+                                       project_id)
+        return _map_identifiers(document, tenant)
+
+
+def _map_identifiers(document: 'PolicyDocument', change) -> 'PolicyDocument':
+    policies, fields = [], {}
+    for i, policy in enumerate(document.policies):
+        field = document.field_of(i)
+        if policy.identifier is not None:
+            policy = policy.with_identifier(change(policy, field))
+        policies.append(policy)
+        fields[policy] = field
+    return dataclasses.replace(document, policies=tuple(policies),
+                               fields=fields)
+
 
 def _flag(value: str) -> typing.Optional[bool]:
     low = str(value).strip().lower()
@@ -236,7 +285,9 @@ def _flag(value: str) -> typing.Optional[bool]:
     return None
 
 
-def from_aggregates(aggregates: typing.Iterable[AggregateInfo]) -> Topology:
+def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
+                    stored: typing.Iterable[typing.Mapping] = ()
+                    ) -> Topology:
     """Build a topology from host aggregates and their metadata.
 
     An aggregate with ``policy_scope=<scope>`` is a domain of ``<scope>``.
@@ -246,8 +297,16 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo]) -> Topology:
     aggregates; disagreeing or malformed values are reported as problems and
     the scope falls back to not allowing identifiers.
 
+    Scopes saved in the policy store (``stored``) are added; their domains
+    are aggregates named by uuid, whose hosts come from ``aggregates``. A
+    stored scope replaces a metadata scope of the same name.
+
     :param aggregates: every host aggregate of the cloud.
+    :param stored: scope records of the policy store: ``name``,
+        ``allow_identifiers``, ``obfuscate_identifiers``,
+        ``obfuscate_namespace_uuid``, ``aggregates`` (uuids).
     """
+    aggregates = list(aggregates)
     problems: typing.List[str] = []
     domains: typing.List[Domain] = []
     settings: typing.Dict[str, typing.Dict[str, typing.Set[str]]] = {}
@@ -276,7 +335,35 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo]) -> Topology:
                 values.setdefault(key, set()).add(str(meta[key]))
     scopes = [_scope_from_settings(name, values, problems)
               for name, values in sorted(settings.items())]
+    stored = list(stored)
+    if stored:
+        by_uuid = {str(agg.uuid): agg for agg in aggregates}
+        names = {record['name'] for record in stored}
+        for name in sorted(names & set(settings)):
+            problems.append(f'scope {name} is defined by the policy store '
+                            f'and by aggregate metadata {SCOPE_KEY}; the '
+                            'policy store wins')
+        scopes = [s for s in scopes if s.name not in names]
+        domains = [d for d in domains if d.scope not in names]
+        for record in stored:
+            scopes.append(scope_from_record(record))
+            for agg_uuid in record['aggregates']:
+                agg = by_uuid.get(agg_uuid)
+                if agg is None:
+                    problems.append(f'scope {record["name"]}: aggregate '
+                                    f'{agg_uuid} does not exist')
+                    continue
+                domains.append(Domain(agg_uuid, agg.name, record['name'],
+                                      frozenset(agg.hosts)))
     return Topology(scopes, domains, problems)
+
+
+def scope_from_record(record: typing.Mapping) -> Scope:
+    """A :class:`Scope` from a policy store scope record."""
+    namespace = record.get('obfuscate_namespace_uuid')
+    return Scope(record['name'], bool(record['allow_identifiers']),
+                 bool(record['obfuscate_identifiers']),
+                 uuid.UUID(namespace) if namespace else None)
 
 
 def _scope_from_settings(name: str, values: typing.Dict[str, typing.Set[str]],

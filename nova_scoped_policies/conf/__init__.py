@@ -7,11 +7,13 @@ oslo-config-generator (entry point ``oslo.config.opts``).
 
 from oslo_config import cfg
 
+from nova_scoped_policies.conf import api
 from nova_scoped_policies.conf import scheduler
+from nova_scoped_policies.conf import store
 
 CONF = cfg.CONF
 
-_MODULES = (scheduler,)
+_MODULES = (scheduler, store, api)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

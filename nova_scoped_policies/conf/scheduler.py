@@ -15,6 +15,7 @@ scheduler plugins".
 ALLOW_HINT = 'allow_policy_hint'
 ENABLE_FORBIDDEN_AGGREGATES = 'enable_forbidden_aggregates_filter'
 ENABLE_SCOPED_POLICY_QUERY = 'enable_scoped_policy_query_filter'
+STORE_DRIVER = 'store_driver'
 SOFT_AFFINITY_MULTIPLIER = 'soft_affinity_weight_multiplier'
 SOFT_ANTI_AFFINITY_MULTIPLIER = 'soft_anti_affinity_weight_multiplier'
 
@@ -134,6 +135,39 @@ Every uuid makes the ``GET /allocation_candidates`` URL 37 bytes longer, and
 web servers in front of Placement limit the request line (often 8 KiB).
 When a filter would add more, it adds none and leaves the work to the host
 filters. Raise it only if Placement's web server accepts longer URLs.
+"""),
+    cfg.StrOpt(
+        STORE_DRIVER,
+        default='',
+        help="""
+Where the scheduler plugins read policy scopes and the scoped policies of
+server groups saved through the policy API.
+
+Empty (the default): no store; scopes come from aggregate metadata
+(``policy_scope``) and policies from Nova's groups and the
+``scoped_policies`` hint. ``sql``: read the store's database directly
+(``[policy_store] connection``); the fastest, for schedulers that can reach
+that database. ``http``: ask the policy API service through keystoneauth1
+(``[policy_api]``); for schedulers that may not reach the database. Other
+names are looked up in the ``nova_scoped_policies.scheduler.stores``
+entry point namespace.
+
+When the store cannot be reached, boots into a group whose stored
+policies are hard fail with a reason that says so (fail closed); soft
+stored policies are skipped with a warning.
+"""),
+    cfg.IntOpt(
+        'store_cache_ttl',
+        default=10,
+        min=0,
+        help="""
+Seconds the scheduler keeps what it read from the policy store (scopes,
+and each group's policies) before reading it again.
+
+A policy change made through the API reaches the scheduler within this
+delay. 0 reads the store for every group boot. The last copy read is kept
+beyond this delay only to tell hard from soft policies while the store is
+unreachable.
 """),
 ]
 

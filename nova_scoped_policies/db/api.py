@@ -87,11 +87,20 @@ class PolicyStore:
     def create_scope(self, name: str, allow_identifiers: bool = False,
                      obfuscate_identifiers: bool = False,
                      obfuscate_namespace_uuid: typing.Optional[str] = None,
-                     uuid: typing.Optional[str] = None) -> dict:
-        """Create a scope; its namespace is random when not given.
+                     uuid: typing.Optional[str] = None,
+                     aggregates: typing.Iterable[str] = ()) -> dict:
+        """Create a scope and its domains in one transaction; its namespace
+        is random when not given.
 
-        :raises Conflict: a scope of that name (or uuid) exists.
+        :raises Conflict: a scope of that name (or uuid) exists, or one of
+            the aggregates is a domain of another scope.
         """
+        aggregates = list(aggregates)
+        taken = [(a, self._owner(a)) for a in aggregates if self._owner(a)]
+        if taken:
+            raise Conflict('; '.join(f'aggregate {a} is a domain of scope '
+                                     f'{owner} already'
+                                     for a, owner in taken))
         try:
             with self._writer() as session:
                 row = models.PolicyScope(
@@ -100,11 +109,15 @@ class PolicyStore:
                     obfuscate_identifiers=obfuscate_identifiers,
                     obfuscate_namespace_uuid=(obfuscate_namespace_uuid
                                               or str(uuidlib.uuid4())))
+                row.aggregates = [
+                    models.PolicyScopeAggregate(aggregate_uuid=a)
+                    for a in aggregates]
                 session.add(row)
                 session.flush()
                 return _scope_dict(row)
         except db_exc.DBDuplicateEntry:
-            raise Conflict(f'a policy scope named {name} exists already')
+            raise Conflict(f'a policy scope named {name} exists already, or '
+                           'one of its aggregates was taken concurrently')
 
     def get_scope(self, ref: str) -> dict:
         """A scope by uuid or name. :raises NotFound:"""
@@ -137,8 +150,23 @@ class PolicyStore:
                            'exists already')
 
     def delete_scope(self, ref: str) -> None:
+        """:raises Conflict: a stored group has a policy or rule on it."""
         with self._writer() as session:
-            session.delete(self._scope(session, ref))
+            row = self._scope(session, ref)
+            users = self._groups_using(session, lambda d: row.name in
+                                       d.scopes)
+            if users:
+                raise Conflict(f'scope {row.name} is used by server groups '
+                               f'{", ".join(users)}; change their policies '
+                               'first')
+            session.delete(row)
+
+    @staticmethod
+    def _groups_using(session, predicate) -> typing.List[str]:
+        rows = session.scalars(sa.select(models.ScopedGroup).order_by(
+            models.ScopedGroup.uuid))
+        return [row.uuid for row in rows if predicate(
+            policy.parse_document(jsonutils.loads(row.document)))]
 
     def add_aggregate(self, ref: str, aggregate_uuid: str) -> dict:
         """Make an aggregate a domain of the scope.
@@ -175,6 +203,13 @@ class PolicyStore:
             if link is None:
                 raise NotFound(f'aggregate {aggregate_uuid} is not a domain '
                                f'of scope {row.name}')
+            users = self._groups_using(session, lambda d: any(
+                p.scope == row.name and p.identifier == aggregate_uuid
+                for p in d.policies))
+            if users:
+                raise Conflict(f'server groups {", ".join(users)} target '
+                               f'aggregate {aggregate_uuid}; change their '
+                               'policies first')
             row.aggregates.remove(link)
             session.flush()
             return _scope_dict(row)
@@ -189,29 +224,41 @@ class PolicyStore:
             raise NotFound(f'server group {uuid} has no scoped policies')
         return row
 
-    def save_group(self, uuid: str, project_id: str,
-                   document: policy.PolicyDocument,
-                   name: typing.Optional[str] = None,
-                   user_id: typing.Optional[str] = None) -> dict:
-        """Create or replace the scoped policies of a Nova server group."""
-        text = jsonutils.dumps(document.to_dict())
+    def create_group(self, uuid: str, project_id: str,
+                     document: policy.PolicyDocument,
+                     name: typing.Optional[str] = None,
+                     user_id: typing.Optional[str] = None) -> dict:
+        """Save the scoped policies of a Nova server group.
+
+        :raises Conflict: the group has scoped policies already.
+        """
         try:
             with self._writer() as session:
-                row = session.scalars(sa.select(models.ScopedGroup).where(
-                    models.ScopedGroup.uuid == uuid)).first()
-                if row is None:
-                    row = models.ScopedGroup(uuid=uuid, project_id=project_id,
-                                             user_id=user_id)
-                    session.add(row)
-                elif row.project_id != project_id:
-                    raise Conflict(f'server group {uuid} belongs to another '
-                                   'project')
-                row.name = name if name is not None else row.name
-                row.document = text
+                row = models.ScopedGroup(
+                    uuid=uuid, project_id=project_id, user_id=user_id,
+                    name=name, document=jsonutils.dumps(document.to_dict()))
+                session.add(row)
                 session.flush()
                 return _group_dict(row)
         except db_exc.DBDuplicateEntry:
-            raise Conflict(f'server group {uuid} was created concurrently')
+            raise Conflict(f'server group {uuid} has scoped policies '
+                           'already; update them instead')
+
+    def update_group(self, uuid: str,
+                     document: typing.Optional[policy.PolicyDocument] = None,
+                     name: typing.Optional[str] = None) -> dict:
+        """Change the name and/or policies; members are not re-checked.
+
+        :raises NotFound: no such group.
+        """
+        with self._writer() as session:
+            row = self._group(session, uuid)
+            if name is not None:
+                row.name = name
+            if document is not None:
+                row.document = jsonutils.dumps(document.to_dict())
+            session.flush()
+            return _group_dict(row)
 
     def get_group(self, uuid: str) -> dict:
         with self._reader() as session:
@@ -231,14 +278,31 @@ class PolicyStore:
         with self._writer() as session:
             session.delete(self._group(session, uuid))
 
-    def add_member(self, uuid: str, instance_uuid: str) -> dict:
+    def add_member(self, uuid: str, instance_uuid: str,
+                   max_members: typing.Optional[int] = None) -> dict:
         """Add an instance to a group; policies are not enforced here.
 
-        :raises Conflict: it is a member already.
+        :param max_members: the deployer's cap on group size.
+        :raises Conflict: it is a member of this or another group already,
+            or the group is full.
         """
         try:
             with self._writer() as session:
                 row = self._group(session, uuid)
+                other = session.scalars(
+                    sa.select(models.ScopedGroup.uuid).join(
+                        models.ScopedGroupMember).where(
+                        models.ScopedGroupMember.instance_uuid ==
+                        instance_uuid)).first()
+                if other is not None:
+                    raise Conflict(f'instance {instance_uuid} is a member '
+                                   f'of server group {other} already')
+                if (max_members is not None
+                        and len(row.members) >= max_members):
+                    raise Conflict(f'server group {uuid} has '
+                                   f'{len(row.members)} members, the most '
+                                   'allowed ([scoped_policies_api] '
+                                   'max_group_members)')
                 session.add(models.ScopedGroupMember(
                     group_id=row.id, instance_uuid=instance_uuid))
                 session.flush()
@@ -262,26 +326,11 @@ class PolicyStore:
 
     # -- for the scheduler -----------------------------------------------
 
-    def topology(self, aggregates: typing.Mapping[str, topo.AggregateInfo]
+    def topology(self, aggregates: typing.Iterable[topo.AggregateInfo]
                  ) -> topo.Topology:
         """The stored scopes as the engine's Topology.
 
-        :param aggregates: aggregate uuid -> its name and hosts (from nova
-            or Placement); stored domains missing there are reported.
+        :param aggregates: the host aggregates (from nova or Placement);
+            stored domains missing there are reported.
         """
-        scopes, domains, problems = [], [], []
-        for scope in self.list_scopes():
-            scopes.append(topo.Scope(
-                scope['name'], scope['allow_identifiers'],
-                scope['obfuscate_identifiers'],
-                uuidlib.UUID(scope['obfuscate_namespace_uuid'])))
-            for agg_uuid in scope['aggregates']:
-                agg = aggregates.get(agg_uuid)
-                if agg is None:
-                    problems.append(f'scope {scope["name"]}: aggregate '
-                                    f'{agg_uuid} does not exist')
-                    continue
-                domains.append(topo.Domain(agg_uuid, agg.name,
-                                           scope['name'],
-                                           frozenset(agg.hosts)))
-        return topo.Topology(scopes, domains, problems)
+        return topo.from_aggregates(aggregates, self.list_scopes())

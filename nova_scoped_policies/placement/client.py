@@ -10,11 +10,12 @@ import typing
 
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1 import loading as ks_loading
 from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
 from oslo_config import cfg
 import requests
+
+from nova_scoped_policies.conf import ksa
 
 SERVICE_TYPE = 'placement'
 MIN_VERSION = (1, 32)
@@ -52,12 +53,7 @@ def list_opts():
 
     Inside nova the group is nova's own; our tools read the same options.
     """
-    opts = (ks_loading.get_session_conf_options()
-            + ks_loading.get_auth_common_conf_options()
-            + ks_loading.get_auth_plugin_conf_options('password')
-            + ks_loading.get_adapter_conf_options(include_deprecated=False))
-    unique = {o.dest: o for o in opts}
-    return {GROUP: list(unique.values())}
+    return {GROUP: ksa.list_ks_opts()}
 
 
 class PlacementClient:
@@ -98,19 +94,7 @@ class PlacementClient:
         :param conf: a parsed configuration with ``[placement]``.
         :param version: the microversion to send.
         """
-        group = conf[GROUP] if GROUP in conf else None
-        if group is None or 'auth_type' not in group:
-            ks_loading.register_session_conf_options(conf, GROUP)
-            ks_loading.register_auth_conf_options(conf, GROUP)
-            ks_loading.register_adapter_conf_options(
-                conf, GROUP, include_deprecated=False)
-        auth = ks_loading.load_auth_from_conf_options(conf, GROUP)
-        session = ks_loading.load_session_from_conf_options(conf, GROUP,
-                                                            auth=auth)
-        adapter = ks_loading.load_adapter_from_conf_options(
-            conf, GROUP, session=session, auth=auth)
-        if not adapter.service_type:
-            adapter.service_type = SERVICE_TYPE
+        adapter = ksa.load_adapter(conf, GROUP, SERVICE_TYPE)
         return cls(adapter, version)
 
     # -- transport -------------------------------------------------------
@@ -174,6 +158,26 @@ class PlacementClient:
 
     def get_provider(self, uuid: str) -> dict:
         return self._json('GET', f'/resource_providers/{uuid}')
+
+    def list_providers(self, member_of: typing.Iterable[str] = (),
+                       name: typing.Optional[str] = None
+                       ) -> typing.List[dict]:
+        """``GET /resource_providers``, filtered.
+
+        :param member_of: each value one ``member_of`` parameter.
+        :param name: only the provider of this name.
+        """
+        params = [('member_of', value) for value in member_of]
+        if name is not None:
+            params.append(('name', name))
+        query = '&'.join(f'{k}={v}' for k, v in params)
+        url = '/resource_providers' + (f'?{query}' if query else '')
+        return self._json('GET', url)['resource_providers']
+
+    def provider_aggregates(self, uuid: str) -> typing.List[str]:
+        return self._json('GET',
+                          f'/resource_providers/{uuid}/aggregates')[
+            'aggregates']
 
     def set_inventory(self, uuid: str, generation: int,
                       inventories: typing.Mapping[str, dict]) -> dict:

@@ -93,6 +93,7 @@ class FakePlacement:
         self._standard = frozenset(os_traits.get_traits())
         self.routes = [
             ('GET', r'/$', self.root),
+            ('GET', r'/resource_providers$', self.list_providers),
             ('POST', r'/resource_providers$', self.create_provider),
             ('GET', r'/resource_providers/(?P<uuid>[^/]+)$',
              self.get_provider),
@@ -214,6 +215,24 @@ class FakePlacement:
         if version >= (1, 20):
             return 200, provider.body(req.script_name)
         return 201, None
+
+    def list_providers(self, req, version):
+        unknown = set(req.GET) - {'member_of', 'name', 'uuid'}
+        if unknown:
+            raise _Error(400, 'Invalid query string parameters: '
+                         f'{", ".join(sorted(unknown))}')
+        member_in, member_out = _parse_member_of(
+            req.GET.getall('member_of'), version)
+        name, uuid = req.GET.get('name'), req.GET.get('uuid')
+        found = [
+            p for p in self.providers.values()
+            if (name is None or p.name == name)
+            and (uuid is None or p.uuid == uuid)
+            and all(p.aggregates & wanted for wanted in member_in)
+            and not p.aggregates & member_out]
+        return 200, {'resource_providers': [
+            p.body(req.script_name) for p in sorted(
+                found, key=lambda p: p.uuid)]}
 
     def get_provider(self, req, version, uuid):
         return 200, self._provider(uuid).body(req.script_name)

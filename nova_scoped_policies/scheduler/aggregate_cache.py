@@ -23,11 +23,16 @@ class AggregateCache:
     :param refresh_interval: returns the current interval in seconds (read
         each time, so a changed option takes effect).
     :param clock: monotonic clock, replaceable in tests.
+    :param stored: returns the scope records of the policy store, read at
+        each refresh (default: none).
     """
 
     def __init__(self, refresh_interval: typing.Callable[[], int],
-                 clock: typing.Callable[[], float] = time.monotonic) -> None:
+                 clock: typing.Callable[[], float] = time.monotonic,
+                 stored: typing.Callable[[], typing.List[dict]] = list
+                 ) -> None:
         self._interval = refresh_interval
+        self._stored = stored
         self._clock = clock
         self._lock = threading.Lock()
         self._topology: typing.Optional[topo.Topology] = None
@@ -61,7 +66,7 @@ class AggregateCache:
             topo.AggregateInfo(agg.uuid, agg.name, agg.hosts or (),
                                agg.metadata or {})
             for agg in objects.AggregateList.get_all(context)]
-        self._topology = topo.from_aggregates(aggregates)
+        self._topology = topo.from_aggregates(aggregates, self._stored())
         self._traits = forbidden_aggregates.index(aggregates)
         # Warn once per problem, not at every refresh.
         problems = frozenset(self._topology.problems) | frozenset(

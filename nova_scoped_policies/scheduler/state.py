@@ -25,6 +25,7 @@ from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import aggregate_cache
+from nova_scoped_policies.scheduler import stores
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -33,6 +34,7 @@ nsp_conf.register_opts(CONF)
 HINT = 'scoped_policies'
 """Scheduler hint carrying a policy document (a JSON string) for a boot."""
 GROUP_HINT = 'group'
+_FROM_CONF = object()
 
 
 def _group_of(spec_obj):
@@ -56,10 +58,15 @@ def _nova_policy(group) -> typing.Optional[str]:
     return None
 
 
-def document_for(spec_obj) -> typing.Optional[policy.PolicyDocument]:
-    """The policies that apply to a request: Nova's group plus the hint.
+def document_for(spec_obj, stored: typing.Optional[
+        policy.PolicyDocument] = None) -> typing.Optional[
+        policy.PolicyDocument]:
+    """The policies that apply to a request: Nova's group, the group's
+    stored policies, and the hint.
 
     :param spec_obj: nova's RequestSpec.
+    :param stored: the group's policies from the policy store, with
+        identifiers in the requesting project's form.
     :raises PolicyError: the hint is malformed or contradicts the group.
     """
     group = _group_of(spec_obj)
@@ -68,6 +75,10 @@ def document_for(spec_obj) -> typing.Optional[policy.PolicyDocument]:
         document = policy.from_nova_group(
             _nova_policy(group), group.rules,
             group.name if 'name' in group else None)
+    if stored is not None:
+        document = (stored if document is None
+                    else policy.merge(document, stored,
+                                      prefix='policy store'))
     raw = spec_obj.get_scheduler_hint(HINT)
     if raw and not CONF.scoped_policies.allow_policy_hint:
         LOG.warning('Ignoring the %s scheduler hint: [%s] %s is False',
@@ -121,12 +132,18 @@ class RequestStates:
     :param locator: finds the members' hosts (default: nova's cells).
     :param aggregates: the cached aggregates: scope topology and trait
         index (default: read from nova's API database).
+    :param store: the policy store (a :class:`stores.CachedStore`); by
+        default the driver named by ``[scoped_policies] store_driver``,
+        loaded on first use.
     """
 
-    def __init__(self, locator=None, aggregates=None) -> None:
+    def __init__(self, locator=None, aggregates=None,
+                 store=_FROM_CONF) -> None:
         self.locator = locator or members_mod.NovaMemberLocator()
+        self._store = store
         self.aggregates = aggregates or aggregate_cache.AggregateCache(
-            lambda: CONF.scoped_policies.aggregate_refresh_interval)
+            lambda: CONF.scoped_policies.aggregate_refresh_interval,
+            stored=self._stored_scopes)
         self.engine = engine.Engine()
         self._entries: 'weakref.WeakKeyDictionary[typing.Any, _Entry]' = \
             weakref.WeakKeyDictionary()
@@ -169,19 +186,72 @@ class RequestStates:
             raise exception.NoValidHost(
                 reason=f'scoped policies: cannot check the group: {exc}')
 
+    @property
+    def store(self) -> typing.Optional[stores.CachedStore]:
+        if self._store is _FROM_CONF:
+            name = CONF.scoped_policies.store_driver
+            try:
+                self._store = None if not name else stores.CachedStore(
+                    stores.load_driver(name, CONF),
+                    lambda: CONF.scoped_policies.store_cache_ttl)
+            except ValueError as exc:
+                # a configuration error: every group boot fails closed
+                raise exception.NoValidHost(reason=f'scoped policies: {exc}')
+        return self._store
+
+    def _stored_scopes(self) -> typing.List[dict]:
+        store = self.store
+        return store.scopes() if store is not None else []
+
+    def _stored_group(self, group) -> typing.Optional[stores.StoredGroup]:
+        """The group's stored policies; fail closed on hard ones when the
+        store is unreachable, skip soft ones with a warning."""
+        store = self.store
+        if store is None or group is None or 'uuid' not in group:
+            return None
+        try:
+            return store.group(group.uuid)
+        except stores.StoreUnavailable as exc:
+            if not stores.known(exc):
+                raise exception.NoValidHost(reason=(
+                    f'scoped policies: the policy store is unreachable and '
+                    f'server group {group.uuid} was never read from it, so '
+                    f'its policies are unknown (fail closed): {exc}'))
+            last = exc.last_known
+            if last is None:
+                return None
+            if any(p.hard for p in last.document.policies) or \
+                    last.document.rules.min_domains:
+                raise exception.NoValidHost(reason=(
+                    f'scoped policies: the policy store is unreachable and '
+                    f'server group {group.uuid} has hard stored policies '
+                    f'(fail closed): {exc}'))
+            LOG.warning('Policy store unreachable: skipping the soft stored '
+                        'policies of server group %s: %s', group.uuid, exc)
+            return None
+
     def _new_entry(self, spec_obj) -> _Entry:
-        document = document_for(spec_obj)
-        if document is None:
-            return _Entry(None)
         context = getattr(spec_obj, '_context', None) or \
             nova_context.get_admin_context()
         context = context.elevated()
         group = _group_of(spec_obj)
+        stored = self._stored_group(group)
+        stored_doc = None
+        if stored is not None:
+            # stored identifiers are real; the engine reads the tenant's
+            stored_doc = self.aggregates.get(context).to_tenant(
+                stored.document, spec_obj.project_id
+                if 'project_id' in spec_obj else None)
+        document = document_for(spec_obj, stored_doc)
+        if document is None:
+            return _Entry(None)
         placements: typing.Mapping[str, typing.Optional[str]] = {}
         base_hosts = 0
         if group is not None:
-            placements = self.locator.locate(
-                context, _list_field(group, 'members'))
+            members = _list_field(group, 'members')
+            if stored is not None:
+                members += [m for m in stored.members if m not in members]
+            placements = self.locator.locate(context, members)
             base_hosts = len(_list_field(group, 'hosts'))
         return _Entry(document, placements, self.aggregates.get(context),
                       base_hosts)

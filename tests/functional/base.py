@@ -92,7 +92,9 @@ class ScopedPoliciesTestCase(test.TestCase,
         self.useFixture(nova_fixtures.RealPolicyFixture())
         self.glance = self.useFixture(nova_fixtures.GlanceFixture(self))
         self.useFixture(nova_fixtures.NeutronFixture(self))
-        self.placement = self.useFixture(func_fixtures.PlacementFixture()).api
+        self.placement_fixture = self.useFixture(
+            func_fixtures.PlacementFixture())
+        self.placement = self.placement_fixture.api
         api_fixture = self.useFixture(
             nova_fixtures.OSAPIFixture(api_version='v2.1'))
         self.api = api_fixture.api

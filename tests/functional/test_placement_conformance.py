@@ -128,6 +128,22 @@ def test_limit(backends):
     assert len(real[1]) == len(fake_[1]) == 2
 
 
+@pytest.mark.parametrize('query, expected', [
+    ('', ['rp1', 'rp2', 'rp3', 'rp4']),
+    ('?member_of=' + AGG_A, ['rp1', 'rp2']),
+    ('?member_of=in:' + AGG_A + ',' + AGG_B, ['rp1', 'rp2', 'rp3']),
+    ('?member_of=!in:' + AGG_A, ['rp3', 'rp4']),
+    ('?member_of=in:' + AGG_B + '&member_of=!in:' + AGG_A, ['rp3']),
+    ('?name=rp3', ['rp3']),
+])
+def test_list_providers(backends, query, expected):
+    # what the policy service asks to find the hosts of an aggregate
+    status, found = both(backends, 'GET', f'/resource_providers{query}')
+    assert status == 200
+    assert sorted(p['name'] for p in found['resource_providers']) == \
+        expected
+
+
 @pytest.mark.parametrize('query, version, status', [
     ('resources=VCPU:1&member_of=!in:' + AGG_A, '1.31', 400),
     ('resources=VCPU:1&member_of=in:' + AGG_A + '&member_of=in:' + AGG_B,

@@ -146,3 +146,29 @@ def test_resolve_identifier_errors(scope, settings, problem):
                                               field='policies[0]')
     assert err.value.field == 'policies[0]'
     assert problem in str(err.value)
+
+
+def test_stored_scopes_join_and_replace_metadata_scopes():
+    ns = '6f72348f-df5d-4e0f-a043-4be92996dbfe'
+    aggs = [topo.AggregateInfo('a1', 'rack-1', ['h1'],
+                               {'policy_scope': 'rack'}),
+            topo.AggregateInfo('a2', 'zone-x', ['h2']),
+            topo.AggregateInfo('a3', 'sw-1', ['h1', 'h2'],
+                               {'policy_scope': 'switch'})]
+    stored = [{'name': 'zone', 'allow_identifiers': True,
+               'obfuscate_identifiers': True,
+               'obfuscate_namespace_uuid': ns, 'aggregates': ['a2', 'gone']},
+              {'name': 'switch', 'allow_identifiers': False,
+               'obfuscate_identifiers': False,
+               'obfuscate_namespace_uuid': ns, 'aggregates': ['a1']}]
+    topology = topo.from_aggregates(aggs, stored)
+    assert topology.domains_of('rack', 'h1') == ('a1',)
+    assert topology.domains_of('zone', 'h2') == ('a2',)
+    # the stored 'switch' replaced the metadata one: a1 is its domain now
+    assert topology.domains_of('switch', 'h1') == ('a1',)
+    assert topology.domains_of('switch', 'h2') == ()
+    assert topology.scope('zone').obfuscate_identifiers
+    assert topology.problems == [
+        'scope switch is defined by the policy store and by aggregate '
+        'metadata policy_scope; the policy store wins',
+        'scope zone: aggregate gone does not exist']

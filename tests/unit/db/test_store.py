@@ -90,27 +90,59 @@ def test_aggregates_belong_to_one_scope(store):
 def test_group_lifecycle(store):
     doc = policy.parse_document({'policies': ['anti-affinity:rack'],
                                  'rules': {'max_server_per_rack': 2}})
-    saved = store.save_group(GROUP, 'tenant-a', doc, name='db')
+    saved = store.create_group(GROUP, 'tenant-a', doc, name='db')
     assert saved['document'] == doc and saved['members'] == []
+    with pytest.raises(api.Conflict, match='has scoped policies already'):
+        store.create_group(GROUP, 'tenant-b', doc)
     other = policy.parse_document({'llmn': {'level1': 'rack',
                                             'level2': 'host', 'n': 2},
                                    'rules': {'size': 4}})
-    assert store.save_group(GROUP, 'tenant-a', other)['document'] == other
-    assert store.get_group(GROUP)['name'] == 'db'
-    with pytest.raises(api.Conflict, match='belongs to another project'):
-        store.save_group(GROUP, 'tenant-b', doc)
+    assert store.update_group(GROUP, other)['document'] == other
+    assert store.update_group(GROUP, name='db2')['document'] == other
+    assert store.get_group(GROUP)['name'] == 'db2'
     assert [g['uuid'] for g in store.list_groups('tenant-a')] == [GROUP]
     assert store.list_groups('tenant-b') == []
     store.add_member(GROUP, 'i-1')
-    assert store.add_member(GROUP, 'i-2')['members'] == ['i-1', 'i-2']
+    assert store.add_member(GROUP, 'i-2', max_members=3)['members'] == [
+        'i-1', 'i-2']
     with pytest.raises(api.Conflict, match='member of server group'):
         store.add_member(GROUP, 'i-1')
+    with pytest.raises(api.Conflict, match='2 members, the most allowed'):
+        store.add_member(GROUP, 'i-3', max_members=2)
     assert store.remove_member(GROUP, 'i-1')['members'] == ['i-2']
     with pytest.raises(api.NotFound, match='not a member'):
         store.remove_member(GROUP, 'i-1')
     store.delete_group(GROUP)
     with pytest.raises(api.NotFound, match='has no scoped policies'):
         store.get_group(GROUP)
+    with pytest.raises(api.NotFound, match='has no scoped policies'):
+        store.update_group(GROUP, name='x')
+
+
+def test_an_instance_is_in_one_group(store):
+    doc = policy.parse_document({'policies': ['anti-affinity']})
+    other = '00000000-0000-4000-8000-0000000000b2'
+    store.create_group(GROUP, 'p', doc)
+    store.create_group(other, 'p', doc)
+    store.add_member(GROUP, 'i-1')
+    with pytest.raises(api.Conflict, match=f'member of server group {GROUP}'):
+        store.add_member(other, 'i-1')
+
+
+def test_scopes_in_use_cannot_go(store):
+    store.create_scope('zone', allow_identifiers=True)
+    store.add_aggregate('zone', AGG_1)
+    store.add_aggregate('zone', AGG_2)
+    store.create_group(GROUP, 'p', policy.parse_document(
+        {'policies': [f'affinity:zone:{AGG_1}']}))
+    with pytest.raises(api.Conflict, match=f'groups {GROUP} target '
+                                           f'aggregate {AGG_1}'):
+        store.remove_aggregate('zone', AGG_1)
+    store.remove_aggregate('zone', AGG_2)
+    with pytest.raises(api.Conflict, match=f'used by server groups {GROUP}'):
+        store.delete_scope('zone')
+    store.delete_group(GROUP)
+    store.delete_scope('zone')
 
 
 def test_topology_from_the_store(store):
@@ -119,8 +151,8 @@ def test_topology_from_the_store(store):
                        obfuscate_namespace_uuid=NS)
     store.add_aggregate('zone', AGG_1)
     store.add_aggregate('zone', AGG_2)
-    topology = store.topology({AGG_1: topo.AggregateInfo(
-        AGG_1, 'zone-a', ['h1', 'h2'])})
+    topology = store.topology([topo.AggregateInfo(
+        AGG_1, 'zone-a', ['h1', 'h2'])])
     assert topology.domains_of('zone', 'h1') == (AGG_1,)
     assert topology.problems == [f'scope zone: aggregate {AGG_2} does not '
                                  'exist']

@@ -223,10 +223,16 @@ def test_list_opts_for_the_config_generator():
         'allow_policy_hint', 'soft_affinity_weight_multiplier',
         'soft_anti_affinity_weight_multiplier', 'aggregate_refresh_interval',
         'enable_forbidden_aggregates_filter',
-        'enable_scoped_policy_query_filter', 'max_query_aggregates'}
-    for option in options:
-        assert len(option.help) > 80, option.name
-    assert set(listed) == {'scoped_policies', 'placement'}
+        'enable_scoped_policy_query_filter', 'max_query_aggregates',
+        'store_driver', 'store_cache_ttl'}
+    for group in ('scoped_policies', 'scoped_policies_api', 'policy_store'):
+        for option in listed[group]:
+            assert len(option.help) > 80, option.name
+    assert {o.name for o in listed['scoped_policies_api']} == {
+        'auth_strategy', 'bind_host', 'bind_port', 'max_group_members'}
+    assert 'auth_type' in {o.dest for o in listed['policy_api']}
+    assert set(listed) == {'scoped_policies', 'placement', 'policy_store',
+                           'policy_api', 'scoped_policies_api'}
 
 
 def test_register_opts_is_idempotent():

@@ -1,0 +1,170 @@
+"""The WSGI pipeline of the policy API.
+
+From the outside in: request id -> JSON faults -> microversion -> auth
+(keystonemiddleware ``auth_token``, or ``noauth2``) -> request context ->
+the route dispatcher. :func:`loadapp` builds it from a configuration.
+"""
+
+import typing
+
+from keystonemiddleware import auth_token
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_middleware import request_id
+import webob
+import webob.dec
+import webob.exc
+
+from nova_scoped_policies.api import context as ctx_mod
+from nova_scoped_policies.api import handler
+from nova_scoped_policies.api import microversion
+from nova_scoped_policies.api import policy as policy_mod
+from nova_scoped_policies.api import util
+from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.placement import client as pc
+
+LOG = logging.getLogger(__name__)
+
+
+class Service:
+    """What the handlers share: configuration, store, Placement, policy.
+
+    :param conf: the parsed configuration.
+    :param store: the policy store.
+    :param placement: the Placement client, or a callable making it on
+        first use (default: from ``[placement]``).
+    """
+
+    def __init__(self, conf: cfg.ConfigOpts, store: store_api.PolicyStore,
+                 placement: typing.Union[pc.PlacementClient,
+                                         typing.Callable[[], typing.Any],
+                                         None] = None) -> None:
+        self.conf = conf
+        self.store = store
+        self.enforcer = policy_mod.enforcer(conf)
+        self._placement = placement or (lambda: pc.PlacementClient.from_conf(
+            conf))
+
+    @property
+    def placement(self) -> pc.PlacementClient:
+        if callable(self._placement):
+            self._placement = self._placement()
+        return self._placement
+
+
+class FaultWrapper:
+    """Unexpected errors become a JSON 500; the traceback goes to the log
+    only."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    @webob.dec.wsgify
+    def __call__(self, req: webob.Request) -> webob.Response:
+        try:
+            return req.get_response(self.app)
+        except Exception:
+            LOG.exception('Unexpected error serving %s %s', req.method,
+                          req.path)
+            return util.fault(req, webob.exc.HTTPInternalServerError(
+                explanation='Unexpected error; see the service log.'))
+
+
+class MicroversionMiddleware:
+    """Reads ``OpenStack-API-Version``; 406 out of range, 400 malformed."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    @webob.dec.wsgify
+    @util.json_faults
+    def __call__(self, req: webob.Request) -> webob.Response:
+        try:
+            version = microversion.extract(req.environ)
+        except microversion.Unacceptable as exc:
+            raise webob.exc.HTTPNotAcceptable(
+                explanation=f'{microversion.HEADER}: {exc}')
+        except ValueError as exc:
+            raise webob.exc.HTTPBadRequest(
+                explanation=f'{microversion.HEADER}: {exc}')
+        req.environ['nsp.microversion'] = version
+        resp = req.get_response(self.app)
+        resp.headers[microversion.HEADER] = (
+            f'{microversion.SERVICE_TYPE} {version}')
+        resp.headers['Vary'] = microversion.HEADER
+        return resp
+
+
+class NoAuth:
+    """``noauth2``: trust the identity headers; X-Project-Id is required.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    @webob.dec.wsgify
+    @util.json_faults
+    def __call__(self, req: webob.Request) -> webob.Response:
+        if not req.headers.get('X-Project-Id'):
+            raise webob.exc.HTTPUnauthorized(
+                explanation='noauth2 needs an X-Project-Id header')
+        req.headers['X-Identity-Status'] = 'Confirmed'
+        return req.get_response(self.app)
+
+
+class PublicPaths:
+    """Serve version discovery without authentication."""
+
+    def __init__(self, app, authenticated) -> None:
+        self.app = app
+        self.authenticated = authenticated
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '/') in handler.PUBLIC_PATHS:
+            return self.app(environ, start_response)
+        return self.authenticated(environ, start_response)
+
+
+class ContextMiddleware:
+    """Builds the :class:`RequestContext` and hands the service over."""
+
+    def __init__(self, app, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    @webob.dec.wsgify
+    @util.json_faults
+    def __call__(self, req: webob.Request) -> webob.Response:
+        req.environ[util.SERVICE] = self.service
+        if req.path_info not in handler.PUBLIC_PATHS:
+            if req.headers.get('X-Identity-Status') != 'Confirmed':
+                raise webob.exc.HTTPUnauthorized(
+                    explanation='The request needs a valid token.')
+            req.environ[util.CONTEXT] = ctx_mod.RequestContext.from_environ(
+                req.environ, enforcer=self.service.enforcer)
+        return req.get_response(self.app)
+
+
+def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
+            placement=None):
+    """The WSGI application for ``conf``.
+
+    :param conf: parsed configuration (``[scoped_policies_api]``,
+        ``[policy_store]``, ``[placement]``, ``[keystone_authtoken]``).
+    :param store: the store (default: opened from ``[policy_store]``).
+    :param placement: a Placement client or a factory of one.
+    """
+    nsp_conf.register_opts(conf)
+    store = store or store_api.PolicyStore(conf.policy_store.connection)
+    service = Service(conf, store, placement)
+    app = ContextMiddleware(handler.Dispatcher(), service)
+    if conf.scoped_policies_api.auth_strategy == 'noauth2':
+        authenticated = NoAuth(app)
+    else:
+        authenticated = auth_token.AuthProtocol(
+            app, {'oslo_config_config': conf})
+    app = PublicPaths(app, authenticated)
+    app = MicroversionMiddleware(app)
+    app = FaultWrapper(app)
+    return request_id.RequestId(app)

@@ -1,0 +1,88 @@
+"""The route table of the policy API, and the dispatcher.
+
+Like openstack/placement: one declarative table of path -> method ->
+handler; a path that exists with another method answers 405 with an Allow
+header, an unknown path 404.
+"""
+
+import routes
+import webob
+import webob.dec
+import webob.exc
+
+from nova_scoped_policies.api.handlers import groups
+from nova_scoped_policies.api.handlers import root
+from nova_scoped_policies.api.handlers import scopes
+from nova_scoped_policies.api import util
+
+ROUTE_DECLARATIONS = {
+    '/': {'GET': root.home},
+    '/os-policy-scopes': {
+        'GET': scopes.list_scopes,
+        'POST': scopes.create_scope,
+    },
+    '/os-policy-scopes/{scope}': {
+        'GET': scopes.show_scope,
+        'PUT': scopes.update_scope,
+        'DELETE': scopes.delete_scope,
+    },
+    '/os-policy-scopes/{scope}/action': {
+        'POST': scopes.scope_action,
+    },
+    '/os-server-groups': {
+        'GET': groups.list_groups,
+        'POST': groups.create_group,
+    },
+    '/os-server-groups/{uuid}': {
+        'GET': groups.show_group,
+        'POST': groups.update_group,
+        'DELETE': groups.delete_group,
+    },
+    '/os-server-groups/{uuid}/action': {
+        'POST': groups.group_action,
+    },
+    '/os-server-groups/{uuid}/audit': {
+        'GET': groups.audit_group,
+    },
+}
+
+PUBLIC_PATHS = ('/',)
+"""Paths served without authentication (version discovery)."""
+
+
+def _methods_not_allowed(allowed):
+    def handler(req):
+        raise webob.exc.HTTPMethodNotAllowed(
+            explanation='The method specified is not allowed for this '
+            'resource.', headers={'Allow': ', '.join(sorted(allowed))})
+    return handler
+
+
+def make_map(declarations=ROUTE_DECLARATIONS) -> routes.Mapper:
+    """A routes Mapper from the declarations (405 routes included)."""
+    mapper = routes.Mapper()
+    for path, methods in declarations.items():
+        for method, handler in methods.items():
+            mapper.connect(path, action=handler,
+                           conditions={'method': [method]})
+        # HEAD and every other method fall through to this route.
+        mapper.connect(path, action=_methods_not_allowed(methods))
+    return mapper
+
+
+class Dispatcher:
+    """WSGI application calling the handler of the matched route."""
+
+    def __init__(self) -> None:
+        self._map = make_map()
+
+    @webob.dec.wsgify
+    @util.json_faults
+    def __call__(self, req: webob.Request) -> webob.Response:
+        match = self._map.match(req.path_info, environ=req.environ)
+        if match is None:
+            raise webob.exc.HTTPNotFound(
+                explanation='The resource could not be found.')
+        handler = match.pop('action')
+        req.urlvars = match
+        return handler(req)

@@ -1,0 +1,1 @@
+"""One module per resource of the policy API."""

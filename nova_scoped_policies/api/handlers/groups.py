@@ -1,0 +1,158 @@
+"""``/os-server-groups/{uuid}``: scoped policies of Nova server groups,
+their members (added without enforcement) and the audit.
+
+The group uuid is the Nova server group's; the scheduler plugins read the
+policies saved here for boots into that group. Policies are stored with
+real domain identifiers and shown to tenants in their own form.
+"""
+
+import dataclasses
+
+import webob
+
+from nova_scoped_policies.api import hosts
+from nova_scoped_policies.api.policies import groups as rules
+from nova_scoped_policies.api.schemas import groups as schemas
+from nova_scoped_policies.api import util
+from nova_scoped_policies.api import views
+from nova_scoped_policies import policy
+
+_PREFIX = 'server_group'
+
+
+def _env(req):
+    return req.environ[util.CONTEXT], req.environ[util.SERVICE]
+
+
+def _group(req, action: str) -> dict:
+    """The group of the URL, if the caller may act on it; 404 otherwise
+    (other projects' groups are not disclosed)."""
+    context, service = _env(req)
+    uuid = util.check_uuid(req.urlvars['uuid'], 'uuid')
+    record = util.store_errors(service.store.get_group, uuid)
+    if not context.can(action, {'project_id': record['project_id']},
+                       fatal=False):
+        raise webob.exc.HTTPNotFound(
+            explanation=f'server group {uuid} has no scoped policies')
+    return record
+
+
+def _document(service, data: dict, project_id: str,
+              who: views.Viewer) -> policy.PolicyDocument:
+    """Parse the policy document of a body; identifiers become real.
+
+    :raises webob.exc.HTTPBadRequest: naming the bad field.
+    """
+    try:
+        document = policy.parse_document(data, prefix=_PREFIX)
+        topology = views.scopes_topology(service.store.list_scopes())
+        for i, pol in enumerate(document.policies):
+            if topology.scope(pol.scope) is None:
+                raise policy.PolicyError(document.field_of(i), str(pol),
+                                         f'unknown scope {pol.scope!r}')
+        for scope in document.scopes - set(topology.scope_names):
+            raise policy.PolicyError(f'{_PREFIX}.rules', scope,
+                                     f'unknown scope {scope!r}')
+        return topology.to_real(document, project_id, real_ids=who.real)
+    except policy.PolicyError as exc:
+        raise util.bad_policy(exc)
+
+
+def _render(req, record: dict, status: int = 200) -> webob.Response:
+    service = req.environ[util.SERVICE]
+    who = views.viewer(req)
+    topology = views.scopes_topology(service.store.list_scopes())
+    return util.json_response(req, {'server_group': views.group(
+        record, who, topology)}, status=status)
+
+
+def list_groups(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    context.can(rules.LIST)
+    project = req.GET.get('project_id')
+    everyone = util.query_flag(req, 'all_projects')
+    if everyone or (project and project != context.project_id):
+        context.can(rules.LIST_ALL)
+    elif not project:
+        project = context.project_id
+    who = views.viewer(req)
+    topology = views.scopes_topology(service.store.list_scopes())
+    records = service.store.list_groups(None if everyone and not project
+                                        else project)
+    return util.json_response(req, {'server_groups': [
+        views.group(r, who, topology) for r in records]})
+
+
+def show_group(req: webob.Request) -> webob.Response:
+    return _render(req, _group(req, rules.SHOW))
+
+
+def create_group(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    data = dict(util.extract_json(req, schemas.CREATE)[_PREFIX])
+    uuid = util.check_uuid(data.pop('id'), f'{_PREFIX}.id')
+    project = data.pop('project_id', None) or context.project_id
+    context.can(rules.CREATE, {'project_id': project})
+    document = _document(service, data, project, views.viewer(req))
+    record = util.store_errors(
+        service.store.create_group, uuid, project,
+        dataclasses.replace(document, name=None), name=document.name,
+        user_id=context.user_id)
+    return _render(req, record)
+
+
+def update_group(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    record = _group(req, rules.UPDATE)
+    data = dict(util.extract_json(req, schemas.UPDATE)[_PREFIX])
+    name = data.pop('name', None)
+    if name is not None and (not isinstance(name, str)
+                             or not 0 < len(name) <= 255):
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'{_PREFIX}.name: {name!r}: must be a string of '
+            '1-255 characters')
+    document = None
+    if data:
+        document = _document(service, data, record['project_id'],
+                             views.viewer(req))
+    record = util.store_errors(service.store.update_group, record['uuid'],
+                               document, name)
+    return _render(req, record)
+
+
+def delete_group(req: webob.Request) -> webob.Response:
+    record = _group(req, rules.DELETE)
+    service = req.environ[util.SERVICE]
+    util.store_errors(service.store.delete_group, record['uuid'])
+    return util.json_response(req, None, status=204)
+
+
+def group_action(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    data = util.extract_json(req, schemas.ACTION)
+    if 'add_instance' in data:
+        record = _group(req, rules.ADD_INSTANCE)
+        record = util.store_errors(
+            service.store.add_member, record['uuid'],
+            data['add_instance']['instance_id'],
+            max_members=service.conf.scoped_policies_api.max_group_members)
+    else:
+        record = _group(req, rules.REMOVE_INSTANCE)
+        record = util.store_errors(
+            service.store.remove_member, record['uuid'],
+            data['remove_instance']['instance_id'])
+    return _render(req, record)
+
+
+def audit_group(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    record = _group(req, rules.AUDIT)
+    where = hosts.member_placements(service.placement, record['members'])
+    by_aggregate = {}
+    for host, aggregates in where.aggregates.items():
+        for aggregate in aggregates:
+            by_aggregate.setdefault(aggregate, set()).add(host)
+    topology = views.scopes_topology(service.store.list_scopes(),
+                                     by_aggregate)
+    return util.json_response(req, views.audit(
+        record, views.viewer(req), topology, where.hosts))

@@ -1,0 +1,91 @@
+"""``/os-policy-scopes``: deployer-defined scopes and their domains."""
+
+import webob
+
+from nova_scoped_policies.api import hosts
+from nova_scoped_policies.api.policies import scopes as rules
+from nova_scoped_policies.api.schemas import scopes as schemas
+from nova_scoped_policies.api import util
+from nova_scoped_policies.api import views
+
+
+def _env(req):
+    return req.environ[util.CONTEXT], req.environ[util.SERVICE]
+
+
+def list_scopes(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    context.can(rules.LIST)
+    who = views.viewer(req)
+    return util.json_response(req, {'policy_scopes': [
+        views.scope(s, who) for s in service.store.list_scopes()]})
+
+
+def show_scope(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    context.can(rules.SHOW)
+    who = views.viewer(req)
+    record = util.store_errors(service.store.get_scope,
+                               req.urlvars['scope'])
+    return util.json_response(req, {'policy_scope': views.scope(record,
+                                                                who)})
+
+
+def _check_hosts(service, scope_name, existing, new) -> None:
+    twice = hosts.hosts_in_two_domains(service.placement, existing, new)
+    if twice:
+        raise webob.exc.HTTPConflict(
+            explanation=f'hosts {", ".join(twice)} would be in two domains '
+            f'of scope {scope_name}; a host may be in at most one')
+
+
+def create_scope(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    context.can(rules.CREATE)
+    data = util.extract_json(req, schemas.CREATE)['policy_scope']
+    aggregates = data.pop('aggregates', [])
+    if aggregates:
+        _check_hosts(service, data['name'], (), aggregates)
+    record = util.store_errors(service.store.create_scope,
+                               aggregates=aggregates, **data)
+    return util.json_response(req, {'policy_scope': views.scope(
+        record, views.viewer(req))}, status=201)
+
+
+def update_scope(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    context.can(rules.UPDATE)
+    data = util.extract_json(req, schemas.UPDATE)['policy_scope']
+    record = util.store_errors(service.store.update_scope,
+                               req.urlvars['scope'], **data)
+    return util.json_response(req, {'policy_scope': views.scope(
+        record, views.viewer(req))})
+
+
+def delete_scope(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    context.can(rules.DELETE)
+    util.store_errors(service.store.delete_scope, req.urlvars['scope'])
+    return util.json_response(req, None, status=204)
+
+
+def scope_action(req: webob.Request) -> webob.Response:
+    context, service = _env(req)
+    data = util.extract_json(req, schemas.ACTION)
+    ref = req.urlvars['scope']
+    if 'add_aggregate' in data:
+        context.can(rules.ADD_AGGREGATE)
+        aggregate = data['add_aggregate']['aggregate']
+        record = util.store_errors(service.store.get_scope, ref)
+        if aggregate not in record['aggregates']:
+            _check_hosts(service, record['name'], record['aggregates'],
+                         [aggregate])
+        record = util.store_errors(service.store.add_aggregate, ref,
+                                   aggregate)
+    else:
+        context.can(rules.REMOVE_AGGREGATE)
+        record = util.store_errors(
+            service.store.remove_aggregate, ref,
+            data['remove_aggregate']['aggregate'])
+    return util.json_response(req, {'policy_scope': views.scope(
+        record, views.viewer(req))})

@@ -1,0 +1,102 @@
+"""What the service asks Placement: hosts of aggregates, member placements.
+
+A host is a root resource provider; its name is the compute node's
+hypervisor hostname, which is the nova-compute host name for every virt
+driver but ironic.
+"""
+
+import dataclasses
+import typing
+
+import webob.exc
+
+from nova_scoped_policies.placement import client as pc
+
+# Each uuid adds 37 bytes to the URL; stay well below 8 KiB request lines.
+_CHUNK = 100
+
+
+def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
+    return webob.exc.HTTPServiceUnavailable(
+        explanation=f'cannot {what}: Placement answered {exc}')
+
+
+def hosts_in(placement: pc.PlacementClient,
+             aggregates: typing.Iterable[str]) -> typing.Set[str]:
+    """Names of the hosts in any of ``aggregates``.
+
+    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    """
+    aggregates = sorted(aggregates)
+    found: typing.Set[str] = set()
+    try:
+        for i in range(0, len(aggregates), _CHUNK):
+            chunk = ','.join(aggregates[i:i + _CHUNK])
+            found.update(p['name'] for p in placement.list_providers(
+                member_of=[f'in:{chunk}']))
+    except pc.PlacementError as exc:
+        raise _unavailable('read the hosts of the aggregates', exc)
+    return found
+
+
+def hosts_in_two_domains(placement: pc.PlacementClient,
+                         existing: typing.Iterable[str],
+                         new: typing.Sequence[str]) -> typing.List[str]:
+    """Hosts that adding ``new`` aggregates to a scope whose domains are
+    ``existing`` would put in two domains of the scope.
+
+    :param placement: the Placement client.
+    :param existing: the scope's aggregates now.
+    :param new: the aggregates to add.
+    """
+    seen = hosts_in(placement, existing) if existing else set()
+    twice: typing.Set[str] = set()
+    for aggregate in new:
+        hosts = hosts_in(placement, [aggregate])
+        twice |= hosts & seen
+        seen |= hosts
+    return sorted(twice)
+
+
+@dataclasses.dataclass
+class Placements:
+    """Where members run, as Placement knows it.
+
+    :param hosts: member -> host name (None: no allocations).
+    :param aggregates: host name -> its aggregates.
+    """
+
+    hosts: typing.Dict[str, typing.Optional[str]]
+    aggregates: typing.Dict[str, typing.FrozenSet[str]]
+
+
+def member_placements(placement: pc.PlacementClient,
+                      members: typing.Iterable[str]) -> Placements:
+    """Member -> host from their allocations (consumer = instance uuid),
+    and the aggregates of those hosts. One provider read per distinct host.
+
+    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    """
+    hosts: typing.Dict[str, typing.Optional[str]] = {}
+    roots: typing.Dict[str, typing.Tuple[str, str]] = {}
+    aggregates: typing.Dict[str, typing.FrozenSet[str]] = {}
+    try:
+        for member in members:
+            providers = placement.get_allocations(member)['allocations']
+            hosts[member] = None
+            for rp_uuid in sorted(providers):
+                if rp_uuid not in roots:
+                    rp = placement.get_provider(rp_uuid)
+                    root = rp.get('root_provider_uuid') or rp_uuid
+                    if root != rp_uuid:
+                        rp = placement.get_provider(root)
+                    roots[rp_uuid] = (root, rp['name'])
+                root, name = roots[rp_uuid]
+                if name not in aggregates:
+                    aggregates[name] = frozenset(
+                        placement.provider_aggregates(root))
+                hosts[member] = name
+                break
+    except pc.PlacementError as exc:
+        raise _unavailable('read where the members run', exc)
+    return Placements(hosts, aggregates)

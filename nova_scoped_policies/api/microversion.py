@@ -1,0 +1,36 @@
+"""Microversions of the policy API (``OpenStack-API-Version``).
+
+Every response names the version it was served at. A request without the
+header gets the minimum; ``latest`` gets the maximum.
+"""
+
+import microversion_parse
+
+SERVICE_TYPE = 'scoped-policies'
+HEADER = 'OpenStack-API-Version'
+VERSIONS = [
+    '1.0',  # scopes, scoped groups, membership and audit
+]
+MIN_VERSION = VERSIONS[0]
+MAX_VERSION = VERSIONS[-1]
+
+
+class Unacceptable(ValueError):
+    """A well-formed version outside the supported range (406)."""
+
+
+def extract(environ: dict) -> microversion_parse.Version:
+    """The version a request asks for.
+
+    :raises Unacceptable: the version is out of range.
+    :raises ValueError: the header is malformed.
+    """
+    headers = microversion_parse.headers_from_wsgi_environ(environ)
+    try:
+        return microversion_parse.extract_version(headers, SERVICE_TYPE,
+                                                  VERSIONS)
+    except TypeError as exc:
+        # microversion_parse reports unparsable strings as TypeError
+        raise ValueError(str(exc)) from exc
+    except ValueError as exc:
+        raise Unacceptable(str(exc)) from exc

@@ -1,0 +1,115 @@
+"""Helpers every handler uses: JSON in and out, ids, errors."""
+
+import functools
+import typing
+import uuid as uuidlib
+
+import jsonschema
+from oslo_serialization import jsonutils
+from oslo_middleware import request_id
+import webob
+import webob.exc
+
+from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies import policy
+
+CONTEXT = 'nsp.context'
+SERVICE = 'nsp.service'
+
+
+def json_response(req: webob.Request, body, status: int = 200
+                  ) -> webob.Response:
+    resp = webob.Response(status=status, charset='utf-8')
+    if body is not None:
+        resp.content_type = 'application/json'
+        resp.text = jsonutils.dumps(body, sort_keys=True)
+    else:
+        resp.content_type = None
+    return resp
+
+
+def fault(req: webob.Request, exc: webob.exc.HTTPException
+          ) -> webob.Response:
+    """An error as placement-style JSON: ``{"errors": [{status, title,
+    detail, request_id}]}``, keeping headers such as Allow."""
+    resp = json_response(req, {'errors': [{
+        'status': exc.code, 'title': exc.title,
+        'detail': exc.explanation or exc.detail or exc.title,
+        'request_id': req.environ.get(request_id.ENV_REQUEST_ID)}]},
+        status=exc.code)
+    for name in ('Allow', 'WWW-Authenticate'):
+        if name in exc.headers:
+            resp.headers[name] = exc.headers[name]
+    return resp
+
+
+def json_faults(func):
+    """Turn HTTP exceptions raised by a wsgify'd method into JSON faults.
+    """
+    @functools.wraps(func)
+    def wrapper(self, req, *args, **kwargs):
+        try:
+            return func(self, req, *args, **kwargs)
+        except webob.exc.HTTPException as exc:
+            return fault(req, exc)
+    return wrapper
+
+
+def _path(error: jsonschema.ValidationError) -> str:
+    out = ''
+    for part in error.absolute_path:
+        out += f'[{part}]' if isinstance(part, int) else (
+            f'.{part}' if out else str(part))
+    return out or 'body'
+
+
+def extract_json(req: webob.Request, schema: dict) -> dict:
+    """The request body, validated against ``schema``.
+
+    :raises webob.exc.HTTPBadRequest: naming the first bad field.
+    """
+    if req.content_type != 'application/json':
+        raise webob.exc.HTTPUnsupportedMediaType(
+            explanation='The body must be application/json.')
+    try:
+        data = jsonutils.loads(req.body or b'')
+    except ValueError as exc:
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'Malformed JSON: {exc}')
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(data),
+                    key=lambda e: (len(e.absolute_path), str(e.message)))
+    if errors:
+        error = errors[0]
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'{_path(error)}: {error.message}')
+    return data
+
+
+def query_flag(req: webob.Request, name: str) -> bool:
+    raw = req.GET.get(name, 'false').lower()
+    if raw not in ('true', 'false', '1', '0', 'yes', 'no'):
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'{name}: {raw!r}: must be true or false')
+    return raw in ('true', '1', 'yes')
+
+
+def check_uuid(value: str, field: str) -> str:
+    try:
+        return str(uuidlib.UUID(value))
+    except (ValueError, TypeError, AttributeError):
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'{field}: {value!r}: must be a uuid')
+
+
+def bad_policy(exc: policy.PolicyError) -> webob.exc.HTTPBadRequest:
+    return webob.exc.HTTPBadRequest(explanation=str(exc))
+
+
+def store_errors(call: typing.Callable, *args, **kwargs):
+    """Run a store call; NotFound -> 404, Conflict -> 409."""
+    try:
+        return call(*args, **kwargs)
+    except store_api.NotFound as exc:
+        raise webob.exc.HTTPNotFound(explanation=str(exc))
+    except store_api.Conflict as exc:
+        raise webob.exc.HTTPConflict(explanation=str(exc))

@@ -1,0 +1,63 @@
+"""Entry points of the policy API.
+
+- :func:`init_application`: the WSGI application for uwsgi / mod_wsgi
+  (``wsgi-file`` / ``module = nova_scoped_policies.api.wsgi:application``);
+  it reads the files named by ``NSP_CONFIG_FILES`` (comma-separated,
+  default ``/etc/nova-scoped-policies/nova-scoped-policies.conf``).
+- :func:`main`: ``nova-scoped-policies-api``, a single-process server on
+  ``[scoped_policies_api] bind_host``:``bind_port`` (127.0.0.1:8779) for
+  development and tests.
+"""
+
+import os
+import sys
+import typing
+from wsgiref import simple_server
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from nova_scoped_policies.api import deploy
+from nova_scoped_policies import conf as nsp_conf
+
+LOG = logging.getLogger(__name__)
+DEFAULT_CONFIG = '/etc/nova-scoped-policies/nova-scoped-policies.conf'
+PROJECT = 'nova-scoped-policies'
+
+
+def _conf(argv: typing.Sequence[str],
+          files: typing.Sequence[str] = ()) -> cfg.ConfigOpts:
+    conf = cfg.ConfigOpts()
+    logging.register_options(conf)
+    nsp_conf.register_opts(conf)
+    conf(list(argv), project=PROJECT, default_config_files=list(files))
+    logging.setup(conf, PROJECT)
+    return conf
+
+
+def init_application():
+    """The WSGI application, configured from ``NSP_CONFIG_FILES``."""
+    files = [f for f in os.environ.get('NSP_CONFIG_FILES',
+                                       DEFAULT_CONFIG).split(',') if f]
+    return deploy.loadapp(_conf([], files))
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+    def log_message(self, fmt, *args):
+        LOG.info('%s %s', self.address_string(), fmt % args)
+
+
+def main(argv=None) -> int:
+    """``nova-scoped-policies-api [--config-file F]``."""
+    conf = _conf(sys.argv[1:] if argv is None else argv)
+    app = deploy.loadapp(conf)
+    opts = conf.scoped_policies_api
+    server = simple_server.make_server(opts.bind_host, opts.bind_port, app,
+                                       handler_class=_QuietHandler)
+    LOG.info('nova-scoped-policies-api serving on http://%s:%s/',
+             opts.bind_host, server.server_port)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0

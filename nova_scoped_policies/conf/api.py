@@ -1,0 +1,73 @@
+"""Options of the ``[scoped_policies_api]`` group read by the policy API
+service (not ``[api]``: nova.conf has one, and the scheduler registers
+every group of ours on nova's configuration)."""
+
+from oslo_config import cfg
+
+GROUP_NAME = 'scoped_policies_api'
+api_group = cfg.OptGroup(
+    GROUP_NAME,
+    title='Policy API service',
+    help="""
+Options of ``nova-scoped-policies-api``, the REST service for policy scopes
+and scoped server group policies. See the admin guide "Deploying the policy
+service".
+""")
+
+api_opts = [
+    cfg.StrOpt(
+        'auth_strategy',
+        default='keystone',
+        choices=[
+            ('keystone', 'Validate tokens with keystonemiddleware '
+             '(configure ``[keystone_authtoken]``).'),
+            ('noauth2', 'Trust the X-Project-Id, X-User-Id and X-Roles '
+             'headers. For tests and the embedded simulator only.'),
+        ],
+        help="""
+How the service authenticates requests.
+
+Leave ``keystone`` in every real deployment. ``noauth2`` lets anyone who
+can reach the port act as any project or as admin: use it only on a
+loopback address for development and tests.
+"""),
+    cfg.HostAddressOpt(
+        'bind_host',
+        default='127.0.0.1',
+        help="""
+Address the development server (``nova-scoped-policies-api``) listens on.
+
+Production deployments run the WSGI application under uwsgi or mod_wsgi and
+do not read this option.
+"""),
+    cfg.PortOpt(
+        'bind_port',
+        default=8779,
+        help="""
+Port the development server listens on (see ``bind_host``). Change it
+when 8779 is taken on the machine; production deployments configure the
+port in uwsgi or the web server instead.
+"""),
+    cfg.IntOpt(
+        'max_group_members',
+        default=1000,
+        min=1,
+        help="""
+Most members one scoped server group may have.
+
+``add_instance`` answers 409 beyond it. The audit of a group reads the
+allocations of every member from Placement, so the cap bounds the cost and
+the size of one audit response (server-group-update.rst). Raise it for
+tenants with very large groups; groups already bigger keep their members.
+"""),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    """Register the group and its options on ``conf`` (idempotent)."""
+    conf.register_group(api_group)
+    conf.register_opts(api_opts, group=api_group)
+
+
+def list_opts():
+    return {api_group: api_opts}

@@ -1,0 +1,142 @@
+"""Where the scheduler plugins read the policy store.
+
+A driver (stevedore namespace ``nova_scoped_policies.scheduler.stores``,
+chosen by ``[scoped_policies] store_driver``) answers two questions:
+which scopes exist and what a group's stored policies are. ``sql`` reads
+the database, ``http`` the policy API. :class:`CachedStore` keeps the
+answers for ``store_cache_ttl`` seconds and remembers the last answer to
+tell hard from soft policies while the store is unreachable.
+"""
+
+import abc
+import threading
+import time
+import typing
+
+from oslo_log import log as logging
+from stevedore import driver as stevedore_driver
+
+from nova_scoped_policies import policy
+
+LOG = logging.getLogger(__name__)
+NAMESPACE = 'nova_scoped_policies.scheduler.stores'
+
+
+class StoreUnavailable(Exception):
+    """The store did not answer; the message says why."""
+
+
+class StoredGroup(typing.NamedTuple):
+    """A group's stored policies, with real domain identifiers.
+
+    :param uuid: the Nova server group uuid.
+    :param project_id: the owner.
+    :param document: the policies and rules.
+    :param members: instances added through the API.
+    """
+
+    uuid: str
+    project_id: str
+    document: policy.PolicyDocument
+    members: typing.Tuple[str, ...]
+
+
+class PolicyStoreDriver(abc.ABC):
+    """The contract of a store driver."""
+
+    @abc.abstractmethod
+    def scopes(self) -> typing.List[dict]:
+        """Every stored scope: ``name``, ``allow_identifiers``,
+        ``obfuscate_identifiers``, ``obfuscate_namespace_uuid``,
+        ``aggregates`` (real uuids).
+
+        :raises StoreUnavailable: the store did not answer.
+        """
+
+    @abc.abstractmethod
+    def group(self, uuid: str) -> typing.Optional[StoredGroup]:
+        """A group's stored policies, or None when it has none.
+
+        :param uuid: the Nova server group uuid.
+        :raises StoreUnavailable: the store did not answer.
+        """
+
+
+def load_driver(name: str, conf) -> PolicyStoreDriver:
+    """The driver registered under ``name``, built with ``conf``.
+
+    :raises ValueError: no driver of that name is installed.
+    """
+    try:
+        return stevedore_driver.DriverManager(
+            NAMESPACE, name, invoke_on_load=True,
+            invoke_args=(conf,)).driver
+    except Exception as exc:  # stevedore raises NoMatches / RuntimeError
+        raise ValueError(f'[scoped_policies] store_driver: {name!r}: '
+                         f'cannot load it from {NAMESPACE}: {exc}') from exc
+
+
+_UNKNOWN = object()
+
+
+class CachedStore:
+    """A driver's answers, kept for ``ttl()`` seconds.
+
+    :param driver: the store driver.
+    :param ttl: returns the current cache lifetime in seconds.
+    :param clock: monotonic clock, replaceable in tests.
+    """
+
+    def __init__(self, driver: PolicyStoreDriver,
+                 ttl: typing.Callable[[], int],
+                 clock: typing.Callable[[], float] = time.monotonic) -> None:
+        self.driver = driver
+        self._ttl = ttl
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._scopes: typing.Optional[typing.Tuple[float, list]] = None
+        self._groups: typing.Dict[str, typing.Tuple[float, typing.Any]] = {}
+
+    def _fresh(self, read_at: float) -> bool:
+        return self._clock() - read_at < self._ttl()
+
+    def scopes(self) -> typing.List[dict]:
+        """The stored scopes; the last copy (or none) when unreachable."""
+        with self._lock:
+            if self._scopes is not None and self._fresh(self._scopes[0]):
+                return self._scopes[1]
+        try:
+            scopes = self.driver.scopes()
+        except StoreUnavailable as exc:
+            last = self._scopes[1] if self._scopes else []
+            LOG.warning('Policy store unreachable, using the %d scopes '
+                        'read last: %s', len(last), exc)
+            return last
+        with self._lock:
+            self._scopes = (self._clock(), scopes)
+        return scopes
+
+    def group(self, uuid: str) -> typing.Optional[StoredGroup]:
+        """A group's stored policies.
+
+        :raises StoreUnavailable: the store did not answer; the exception's
+            ``last_known`` is the last answer (a StoredGroup or None), or
+            absent when the group was never read.
+        """
+        with self._lock:
+            cached = self._groups.get(uuid)
+            if cached is not None and self._fresh(cached[0]):
+                return cached[1]
+        try:
+            found = self.driver.group(uuid)
+        except StoreUnavailable as exc:
+            exc.last_known = cached[1] if cached is not None else _UNKNOWN
+            raise
+        with self._lock:
+            self._groups[uuid] = (self._clock(), found)
+        return found
+
+
+def known(exc: StoreUnavailable) -> bool:
+    """Whether an unavailable store's group was read before."""
+    return getattr(exc, 'last_known', _UNKNOWN) is not _UNKNOWN

@@ -1,0 +1,145 @@
+"""The scheduler's store drivers and their cache.
+
+``http`` runs against the policy API served through wsgi-intercept;
+``sql`` reads the same database; both must answer alike.
+"""
+
+from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import session as ks_session
+from keystoneauth1 import token_endpoint
+import pytest
+import requests
+from wsgi_intercept import interceptor
+
+from nova_scoped_policies.scheduler import stores
+from nova_scoped_policies.scheduler.stores import http
+from nova_scoped_policies.scheduler.stores import sql
+from tests.functional.api import fixtures as fx
+from tests.functional.api import test_visibility as tv
+
+URL = 'http://policy-api.invalid'
+
+
+def _adapter(headers, url=URL):
+    http_session = requests.Session()
+    http_session.trust_env = False
+    session = ks_session.Session(auth=token_endpoint.Token(url, 'x'),
+                                 session=http_session)
+    return ks_adapter.Adapter(session, service_type='scoped-policies',
+                              additional_headers=headers)
+
+
+@pytest.fixture(scope='module')
+def world():
+    fixture = fx.APIFixture()
+    fixture.start_fixture()
+    call = tv.Client(fx._APP)
+    assert call('POST', '/os-policy-scopes', tv.ADMIN, {'policy_scope': {
+        'name': 'zone', 'allow_identifiers': True,
+        'obfuscate_identifiers': True, 'obfuscate_namespace_uuid': fx.NS,
+        'aggregates': [fx.AGGREGATES['ZONE_X']]}})[0] == 201
+    zone_x = fx.environment()['ZONE_X_FOR_A']
+    assert call('POST', '/os-server-groups', tv.A, {'server_group': {
+        'id': tv.G1, 'policies': [f'affinity:zone:{zone_x}',
+                                  'anti-affinity'],
+        'rules': {'max_server_per_host': 2}}})[0] == 200
+    call('POST', f'/os-server-groups/{tv.G1}/action', tv.A,
+         {'add_instance': {'instance_id': tv.I1}})
+    intercept = interceptor.RequestsInterceptor(lambda: fx._APP, url=URL)
+    intercept.install_intercept()
+    yield fixture
+    intercept.uninstall_intercept()
+    fixture.stop_fixture()
+
+
+@pytest.fixture(params=['http', 'sql'])
+def driver(request, world):
+    if request.param == 'http':
+        return http.HttpStore(None, _adapter(tv.ADMIN))
+
+    class Conf:
+        class policy_store:
+            connection = str(world.store.engine.url)
+    return sql.SqlStore(Conf)
+
+
+def test_drivers_read_scopes_with_real_ids(driver):
+    (zone,) = driver.scopes()
+    assert zone['name'] == 'zone'
+    assert zone['aggregates'] == [fx.AGGREGATES['ZONE_X']]
+    assert zone['obfuscate_namespace_uuid'] == fx.NS
+
+
+def test_drivers_read_groups_with_real_ids(driver):
+    group = driver.group(tv.G1)
+    assert group.project_id == fx.PROJECTS['PROJECT_A']
+    assert [str(p) for p in group.document.policies] == [
+        f'affinity:zone:{fx.AGGREGATES["ZONE_X"]}', 'anti-affinity:host']
+    assert group.document.rules.max_server_per == {'host': 2}
+    assert group.members == (tv.I1,)
+    assert driver.group(tv.G2) is None
+
+
+def test_http_driver_needs_admin_credentials(world):
+    driver = http.HttpStore(None, _adapter(tv.A))
+    with pytest.raises(stores.StoreUnavailable, match='admin role'):
+        driver.scopes()
+
+
+def test_http_driver_reports_an_unreachable_api():
+    driver = http.HttpStore(None, _adapter(tv.ADMIN,
+                                           'http://127.0.0.1:9/'))
+    with pytest.raises(stores.StoreUnavailable, match='policy API'):
+        driver.group(tv.G1)
+
+
+class FlakyDriver(stores.PolicyStoreDriver):
+    def __init__(self):
+        self.up = True
+        self.reads = 0
+        self.data = {'g': 'stored'}
+
+    def _check(self):
+        self.reads += 1
+        if not self.up:
+            raise stores.StoreUnavailable('down')
+
+    def scopes(self):
+        self._check()
+        return [{'name': 'zone'}]
+
+    def group(self, uuid):
+        self._check()
+        return self.data.get(uuid)
+
+
+def test_cache_keeps_answers_for_the_ttl_and_the_last_one_after():
+    now = [0.0]
+    flaky = FlakyDriver()
+    cache = stores.CachedStore(flaky, lambda: 10, clock=lambda: now[0])
+    assert cache.group('g') == 'stored' and cache.group('g') == 'stored'
+    assert cache.group('none') is None
+    assert flaky.reads == 2
+    now[0] = 11
+    flaky.up = False
+    with pytest.raises(stores.StoreUnavailable) as err:
+        cache.group('g')
+    assert stores.known(err.value) and err.value.last_known == 'stored'
+    with pytest.raises(stores.StoreUnavailable) as err:
+        cache.group('none')
+    assert stores.known(err.value) and err.value.last_known is None
+    with pytest.raises(stores.StoreUnavailable) as err:
+        cache.group('never-read')
+    assert not stores.known(err.value)
+    # scopes: the last copy, or none at all
+    assert cache.scopes() == []
+    flaky.up = True
+    assert cache.scopes() == [{'name': 'zone'}]
+    flaky.up = False
+    now[0] = 30
+    assert cache.scopes() == [{'name': 'zone'}]
+
+
+def test_unknown_driver_is_a_clear_error():
+    with pytest.raises(ValueError, match="store_driver: 'nope'"):
+        stores.load_driver('nope', None)
