@@ -1,7 +1,8 @@
 #!/bin/bash
 # devstack plugin of nova-scoped-policies: installs the package where nova
 # runs and enables its scheduler filters, weighers and request filters in
-# $NOVA_CONF. Phases: stack install | post-config | extra, unstack, clean.
+# $NOVA_CONF; runs the policy API service. Phases: stack install |
+# post-config | extra, unstack, clean.
 
 NSP_FILTERS_PATH=nova_scoped_policies.scheduler.filters.all_filters
 NSP_WEIGHERS_PATH=nova_scoped_policies.scheduler.weights.all_weighers
@@ -81,15 +82,59 @@ function configure_nova_scoped_policies {
     iniset $NOVA_CONF scoped_policies aggregate_refresh_interval $NOVA_SCOPED_POLICIES_REFRESH
 }
 
+# configure_nova_scoped_policies_api: the service's own config file, its
+# database, and the scheduler's store driver in $NOVA_CONF.
+function configure_nova_scoped_policies_api {
+    local conf=$NOVA_SCOPED_POLICIES_CONF
+    local connection=$NOVA_SCOPED_POLICIES_STORE_CONNECTION
+    sudo install -d -o $STACK_USER $NOVA_SCOPED_POLICIES_CONF_DIR
+    if [[ "$connection" == sqlite:///* ]]; then
+        mkdir -p "$(dirname "${connection#sqlite:///}")"
+    fi
+    iniset $conf DEFAULT debug $ENABLE_DEBUG_LOG_LEVEL
+    iniset $conf policy_store connection "$connection"
+    iniset $conf scoped_policies_api auth_strategy keystone
+    iniset $conf scoped_policies_api bind_host $SERVICE_LISTEN_ADDRESS
+    iniset $conf scoped_policies_api bind_port $NOVA_SCOPED_POLICIES_API_PORT
+    create_service_user nova-scoped-policies admin
+    configure_keystone_authtoken_middleware $conf nova-scoped-policies
+    configure_keystone_authtoken_middleware $conf nova-scoped-policies placement
+    $NOVA_SCOPED_POLICIES_BIN_DIR/nova-scoped-policies db upgrade --config-file $conf
+
+    iniset $NOVA_CONF scoped_policies store_driver sql
+    iniset $NOVA_CONF policy_store connection "$connection"
+}
+
+function start_nova_scoped_policies_api {
+    run_process nova-scoped-policies-api "$NOVA_SCOPED_POLICIES_BIN_DIR/nova-scoped-policies-api --config-file $NOVA_SCOPED_POLICIES_CONF"
+    local url="$SERVICE_PROTOCOL://$SERVICE_HOST:$NOVA_SCOPED_POLICIES_API_PORT"
+    get_or_create_service nova-scoped-policies scoped-policies "Scoped server group policies"
+    get_or_create_endpoint scoped-policies "$REGION_NAME" "$url"
+    wait_for_service $SERVICE_TIMEOUT "$url/"
+}
+
+# create_nova_scoped_policies_examples: one aggregate <scope>-1 holding this
+# host, made a domain of <scope> through the policy API (or by aggregate
+# metadata when the API is disabled).
 function create_nova_scoped_policies_examples {
     local scope=$NOVA_SCOPED_POLICIES_EXAMPLE_SCOPE
     [[ -n "$scope" ]] || return 0
-    local agg="${scope}-1"
-    if ! openstack --os-cloud devstack-admin aggregate show $agg >/dev/null 2>&1; then
-        openstack --os-cloud devstack-admin aggregate create \
-            --property policy_scope=$scope $agg
-        openstack --os-cloud devstack-admin aggregate add host $agg \
-            ${NOVA_SCOPED_POLICIES_HOST:-$(hostname)}
+    local agg="${scope}-1" uuid
+    local os="openstack --os-cloud devstack-admin"
+    uuid=$($os aggregate show -f value -c uuid $agg 2>/dev/null) || true
+    if [[ -z "$uuid" ]]; then
+        if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
+            uuid=$($os aggregate create -f value -c uuid $agg)
+        else
+            uuid=$($os aggregate create -f value -c uuid \
+                --property policy_scope=$scope $agg)
+        fi
+        $os aggregate add host $agg ${NOVA_SCOPED_POLICIES_HOST:-$(hostname)}
+    fi
+    if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
+        if ! $os policy scope show $scope >/dev/null 2>&1; then
+            $os policy scope create $scope --aggregate $uuid
+        fi
     fi
 }
 
@@ -101,6 +146,13 @@ function cleanup_nova_scoped_policies {
     for name in $NSP_OPTIONS; do
         inidelete $NOVA_CONF scoped_policies $name
     done
+    inidelete $NOVA_CONF scoped_policies store_driver
+    inidelete $NOVA_CONF policy_store connection
+    local connection=$NOVA_SCOPED_POLICIES_STORE_CONNECTION
+    if [[ "$connection" == sqlite:///* ]]; then
+        rm -f "${connection#sqlite:///}"
+    fi
+    sudo rm -rf $NOVA_SCOPED_POLICIES_CONF_DIR
     pip_uninstall nova-scoped-policies
 }
 
@@ -110,14 +162,20 @@ if [[ "$1" == "stack" && "$2" == "install" ]]; then
 elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
     echo_summary "Enabling nova-scoped-policies in $NOVA_CONF"
     configure_nova_scoped_policies
+    if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
+        configure_nova_scoped_policies_api
+    fi
 elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
+    if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
+        echo_summary "Starting the nova-scoped-policies API"
+        start_nova_scoped_policies_api
+    fi
     echo_summary "Creating nova-scoped-policies example scopes"
     create_nova_scoped_policies_examples
 fi
 
 if [[ "$1" == "unstack" ]]; then
-    # nothing runs of ours outside nova-scheduler
-    :
+    stop_process nova-scoped-policies-api
 fi
 
 if [[ "$1" == "clean" ]]; then

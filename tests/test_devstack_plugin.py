@@ -4,6 +4,7 @@ The resulting nova.conf is then read with oslo.config and nova's own
 filter and weigher loaders, as nova-scheduler reads it.
 """
 
+import getpass
 import os
 import subprocess
 import sys
@@ -15,6 +16,9 @@ import nova.conf
 from nova.scheduler import filters as nova_filters
 from nova.scheduler import weights as nova_weights
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import migration
+from nova_scoped_policies.scheduler import stores
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVSTACK_NOVA_CONF = """[DEFAULT]
@@ -34,9 +38,16 @@ def phase(tmp_path, *args, env=None):
     script = (f'source {ROOT}/tests/devstack/stubs.sh && '
               f'source {ROOT}/devstack/settings && '
               f'source {ROOT}/devstack/plugin.sh {" ".join(args)}')
-    environ = dict(os.environ, PYTHON=sys.executable,
-                   NOVA_CONF=str(tmp_path / 'nova.conf'), DEST='/opt/stack',
-                   DEVSTACK_CALLS=str(calls), **(env or {}))
+    environ = dict(
+        os.environ, PYTHON=sys.executable,
+        NOVA_CONF=str(tmp_path / 'nova.conf'), DEST='/opt/stack',
+        DEVSTACK_CALLS=str(calls), STACK_USER=getpass.getuser(),
+        DATA_DIR=str(tmp_path / 'data'),
+        NOVA_SCOPED_POLICIES_CONF_DIR=str(tmp_path / 'etc'),
+        NOVA_SCOPED_POLICIES_BIN_DIR=os.path.dirname(sys.executable),
+        ENABLE_DEBUG_LOG_LEVEL='True', SERVICE_LISTEN_ADDRESS='127.0.0.1',
+        SERVICE_PROTOCOL='http', SERVICE_HOST='127.0.0.1',
+        REGION_NAME='RegionOne', SERVICE_TIMEOUT='60', **(env or {}))
     done = subprocess.run(['bash', '-c', script], env=environ,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -118,11 +129,55 @@ def test_post_config_on_a_nova_conf_without_filters(tmp_path):
                                        'ScopedAntiAffinityFilter']
 
 
-def test_extra_creates_the_example_scope(tmp_path, nova_conf):
+def test_post_config_sets_up_the_policy_service_and_store(
+        tmp_path, nova_conf):
+    calls = phase(tmp_path, 'stack', 'post-config')
+    assert 'create_service_user nova-scoped-policies admin' in calls
+    service = cfg.ConfigOpts()
+    nsp_conf.register_opts(service)
+    service([], default_config_files=[
+        str(tmp_path / 'etc' / 'nova-scoped-policies.conf')])
+    url = f'sqlite:///{tmp_path}/data/nova-scoped-policies/' \
+        'policy-store.sqlite'
+    assert service.policy_store.connection == url
+    assert service.scoped_policies_api.auth_strategy == 'keystone'
+    assert service.scoped_policies_api.bind_port == 8779
+    # the database exists at the newest schema
+    store = store_api.PolicyStore(url)
+    assert migration.version(store.engine) is not None
+    # nova-scheduler reads the same store through the sql driver
+    conf = load(nova_conf)
+    assert conf.scoped_policies.store_driver == 'sql'
+    assert conf.policy_store.connection == url
+    driver = stores.load_driver('sql', conf)
+    assert driver.scopes() == []
+
+
+def test_extra_starts_the_api_and_creates_the_example_scope(tmp_path,
+                                                            nova_conf):
     calls = phase(tmp_path, 'stack', 'extra',
                   env={'NOVA_SCOPED_POLICIES_HOST': 'compute-1'})
-    assert ('openstack --os-cloud devstack-admin aggregate create '
-            '--property policy_scope=rack rack-1') in calls
+    bindir = os.path.dirname(sys.executable)
+    assert (f'run_process nova-scoped-policies-api {bindir}/'
+            'nova-scoped-policies-api --config-file '
+            f'{tmp_path}/etc/nova-scoped-policies.conf') in calls
+    assert ('get_or_create_endpoint scoped-policies RegionOne '
+            'http://127.0.0.1:8779') in calls
+    assert ('openstack --os-cloud devstack-admin aggregate create -f value '
+            '-c uuid rack-1') in calls
+    assert ('openstack --os-cloud devstack-admin policy scope create rack '
+            '--aggregate 00000000-0000-4000-8000-0000000000a1') in calls
+    assert 'stop_process nova-scoped-policies-api' in phase(tmp_path,
+                                                            'unstack')
+
+
+def test_extra_without_the_api_uses_aggregate_metadata(tmp_path, nova_conf):
+    calls = phase(tmp_path, 'stack', 'extra',
+                  env={'NOVA_SCOPED_POLICIES_HOST': 'compute-1',
+                       'NOVA_SCOPED_POLICIES_API': 'False'})
+    assert not any('run_process' in c for c in calls)
+    assert ('openstack --os-cloud devstack-admin aggregate create -f value '
+            '-c uuid --property policy_scope=rack rack-1') in calls
     assert ('openstack --os-cloud devstack-admin aggregate add host '
             'rack-1 compute-1') in calls
     calls = phase(tmp_path, 'stack', 'extra',
@@ -144,6 +199,10 @@ def test_clean_undoes_post_config(tmp_path, nova_conf):
     text = nova_conf.read_text()
     for option in ('enable_scoped_policy_query_filter',
                    'enable_forbidden_aggregates_filter',
-                   'aggregate_refresh_interval', 'nova_scoped_policies'):
+                   'aggregate_refresh_interval', 'nova_scoped_policies',
+                   'store_driver', 'policy-store.sqlite'):
         assert option not in text
+    assert not (tmp_path / 'etc').exists()
+    assert not (tmp_path / 'data' / 'nova-scoped-policies' /
+                'policy-store.sqlite').exists()
     phase(tmp_path, 'unstack')

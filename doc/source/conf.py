@@ -4,6 +4,7 @@ extensions = [
     'openstackdocstheme',
     'oslo_config.sphinxext',
     'oslo_config.sphinxconfiggen',
+    'oslo_policy.sphinxext',
 ]
 
 config_generator_config_file = [

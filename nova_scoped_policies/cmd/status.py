@@ -17,6 +17,7 @@ from oslo_upgradecheck import upgradecheck
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.scheduler import stores
 from nova_scoped_policies.scheduler.filters import scoped_affinity
 from nova_scoped_policies.scheduler.filters import scoped_anti_affinity
 from nova_scoped_policies import topology as topo
@@ -58,15 +59,35 @@ class Checks(upgradecheck.UpgradeCommands):
     :param conf: the parsed nova.conf.
     :param aggregates: returns every host aggregate.
     :param placement: returns a Placement client.
+    :param store: returns the policy store driver, or None when
+        ``[scoped_policies] store_driver`` is empty.
     """
 
     def __init__(self, conf: cfg.ConfigOpts = CONF,
                  aggregates: typing.Optional[typing.Callable] = None,
-                 placement: typing.Optional[typing.Callable] = None) -> None:
+                 placement: typing.Optional[typing.Callable] = None,
+                 store: typing.Optional[typing.Callable] = None) -> None:
         self.conf = conf
         self.aggregates = aggregates or (lambda: nova_aggregates(conf))
         self.placement = placement or (
             lambda: pc.PlacementClient.from_conf(conf))
+        self.store = store or self._store_from_conf
+        self._stored_scopes: typing.Optional[typing.List[dict]] = None
+
+    def _store_from_conf(self):
+        name = self.conf.scoped_policies.store_driver
+        return stores.load_driver(name, self.conf) if name else None
+
+    def _scopes_of_store(self) -> typing.List[dict]:
+        """The stored scopes, or none when the store fails (reported by
+        the policy store check)."""
+        if self._stored_scopes is None:
+            try:
+                driver = self.store()
+                self._stored_scopes = driver.scopes() if driver else []
+            except (ValueError, stores.StoreUnavailable):
+                self._stored_scopes = []
+        return self._stored_scopes
 
     def _check_scheduler(self) -> Result:
         fs = self.conf.filter_scheduler
@@ -145,13 +166,16 @@ class Checks(upgradecheck.UpgradeCommands):
 
     def _check_aggregates(self) -> Result:
         aggregates = self.aggregates()
-        topology = topo.from_aggregates(aggregates)
+        topology = topo.from_aggregates(aggregates, self._scopes_of_store())
         traits = forbidden_aggregates.index(aggregates)
         failures = [f'{p}: move it out of all but one of them'
                     for p in topology.problems if ' domains of scope ' in p]
         failures += [f'{p}: set {topo.NAMESPACE_KEY}=<uuid> on the '
                      "scope's aggregates" for p in topology.problems
                      if f'{topo.NAMESPACE_KEY} is not' in p]
+        failures += [f'{p}: remove it from the scope (openstack policy '
+                     'scope remove aggregate)' for p in topology.problems
+                     if p.endswith(' does not exist')]
         warnings = [p for p in topology.problems + list(traits.problems)
                     if not any(p in f for f in failures)]
         scopes = [s for s in topology.scope_names if s != 'host']
@@ -159,10 +183,40 @@ class Checks(upgradecheck.UpgradeCommands):
                        f'{len(scopes)} scope(s) defined'
                        + (f': {", ".join(scopes)}' if scopes else ''))
 
+    def _check_store(self) -> Result:
+        try:
+            driver = self.store()
+        except ValueError as exc:
+            return Result(Code.FAILURE, f'{exc}; use sql or http')
+        if driver is None:
+            return Result(Code.SUCCESS, 'no policy store: scopes come from '
+                          'aggregate metadata, policies from Nova groups '
+                          'and the scoped_policies hint')
+        try:
+            scopes = {s['name'] for s in driver.scopes()}
+            groups = driver.groups()
+        except stores.StoreUnavailable as exc:
+            return Result(Code.FAILURE, f'{exc}; boots into groups with '
+                          'hard stored policies fail until it answers')
+        # scopes from aggregate metadata count too
+        scopes |= set(topo.from_aggregates(self.aggregates()).scope_names)
+        failures = []
+        for group in groups:
+            missing = sorted(group.document.scopes - scopes)
+            if missing:
+                failures.append(
+                    f'server group {group.uuid} (project '
+                    f'{group.project_id}) uses undefined scope(s) '
+                    f'{", ".join(missing)}: create them, or change the '
+                    "group's policies; its boots fail meanwhile")
+        return _result(failures, [], f'{len(groups)} stored group(s), '
+                       'every scope they use exists')
+
     _upgrade_checks = (
         ('Scheduler configuration', _check_scheduler),
         ('Placement microversion', _check_placement),
         ('Scope aggregates', _check_aggregates),
+        ('Policy store', _check_store),
     )
 
 

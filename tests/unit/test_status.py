@@ -8,6 +8,8 @@ import nova.conf
 from nova_scoped_policies.cmd import status
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies import policy
+from nova_scoped_policies.scheduler import stores
 from nova_scoped_policies import topology as topo
 
 Code = upgradecheck.Code
@@ -134,3 +136,66 @@ def test_scope_aggregates(tmp_path, aggregates, code, text):
                     aggregates=aggregates)._check_aggregates()
     assert result.code == code
     assert text in result.details
+
+
+class _Store:
+    def __init__(self, scopes=(), groups=(), down=False):
+        self._scopes, self._groups, self.down = list(scopes), groups, down
+
+    def scopes(self):
+        if self.down:
+            raise stores.StoreUnavailable('policy API: connection refused')
+        return self._scopes
+
+    def groups(self):
+        return [stores.StoredGroup(uuid, 'p', policy.parse_document(
+            {'policies': policies}), ()) for uuid, policies in self._groups]
+
+
+def _scope(name, *aggregates):
+    return {'name': name, 'allow_identifiers': False,
+            'obfuscate_identifiers': False,
+            'obfuscate_namespace_uuid': '6f72348f-df5d-4e0f-a043-'
+                                        '4be92996dbfe',
+            'aggregates': list(aggregates)}
+
+
+def _raise(exc):
+    raise exc
+
+
+@pytest.mark.parametrize('store, aggregates, code, text', [
+    (lambda: None, [], Code.SUCCESS, 'no policy store'),
+    (lambda: _Store([_scope('zone')], [('g1', ['anti-affinity:zone',
+                                               'anti-affinity'])]),
+     [], Code.SUCCESS, '1 stored group(s), every scope they use exists'),
+    # a metadata scope counts as defined
+    (lambda: _Store([], [('g1', ['anti-affinity:rack'])]),
+     [agg('r1', ['h1'], policy_scope='rack')], Code.SUCCESS, 'exists'),
+    (lambda: _Store([_scope('zone')], [('g1', ['affinity:zone']),
+                                       ('g2', ['anti-affinity:switch'])]),
+     [], Code.FAILURE, 'server group g2 (project p) uses undefined '
+     'scope(s) switch: create them'),
+    (lambda: _Store(down=True), [], Code.FAILURE,
+     'connection refused; boots into groups with hard stored policies'),
+    (lambda: _raise(ValueError("store_driver: 'nope'")), [], Code.FAILURE,
+     "store_driver: 'nope'; use sql or http"),
+])
+def test_policy_store(tmp_path, store, aggregates, code, text):
+    result = status.Checks(make_conf(tmp_path, GOOD),
+                           aggregates=lambda: list(aggregates),
+                           store=store)._check_store()
+    assert result.code == code
+    assert text in result.details
+
+
+def test_stored_scopes_join_the_aggregate_check(tmp_path):
+    store = _Store([_scope('zone', 'uuid-a1', 'uuid-a2', 'gone')])
+    aggregates = [agg('a1', ['h1', 'h2']), agg('a2', ['h2'])]
+    result = status.Checks(make_conf(tmp_path, GOOD),
+                           aggregates=lambda: aggregates,
+                           store=lambda: store)._check_aggregates()
+    assert result.code == Code.FAILURE
+    assert 'host h2 is in 2 domains of scope zone' in result.details
+    assert ('scope zone: aggregate gone does not exist: remove it from the '
+            'scope') in result.details

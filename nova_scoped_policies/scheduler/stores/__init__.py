@@ -61,6 +61,13 @@ class PolicyStoreDriver(abc.ABC):
         :raises StoreUnavailable: the store did not answer.
         """
 
+    @abc.abstractmethod
+    def groups(self) -> typing.List[StoredGroup]:
+        """Every stored group (for the status check, not per boot).
+
+        :raises StoreUnavailable: the store did not answer.
+        """
+
 
 def load_driver(name: str, conf) -> PolicyStoreDriver:
     """The driver registered under ``name``, built with ``conf``.

@@ -53,13 +53,19 @@ class HttpStore(stores.PolicyStoreDriver):
 
     def group(self, uuid: str) -> typing.Optional[stores.StoredGroup]:
         body = self._get(f'/os-server-groups/{uuid}', missing_ok=True)
-        if body is None:
-            return None
-        group = body['server_group']
-        try:
-            document = policy.parse_document(
-                {'policies': group['policies'], 'rules': group['rules']})
-        except policy.PolicyError as exc:
-            raise stores.StoreUnavailable(f'policy API: group {uuid}: {exc}')
-        return stores.StoredGroup(group['id'], group['project_id'],
-                                  document, tuple(group['members']))
+        return None if body is None else _stored(body['server_group'])
+
+    def groups(self) -> typing.List[stores.StoredGroup]:
+        return [_stored(g) for g in self._get(
+            '/os-server-groups?all_projects=true')['server_groups']]
+
+
+def _stored(group: dict) -> stores.StoredGroup:
+    try:
+        document = policy.parse_document(
+            {'policies': group['policies'], 'rules': group['rules']})
+    except policy.PolicyError as exc:
+        raise stores.StoreUnavailable(
+            f'policy API: group {group["id"]}: {exc}')
+    return stores.StoredGroup(group['id'], group['project_id'], document,
+                              tuple(group['members']))

@@ -25,11 +25,19 @@ class SqlStore(stores.PolicyStoreDriver):
 
     def group(self, uuid: str) -> typing.Optional[stores.StoredGroup]:
         try:
-            record = self.store.get_group(uuid)
+            return _stored(self.store.get_group(uuid))
         except store_api.NotFound:
             return None
         except db_exc.DBError as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
-        return stores.StoredGroup(record['uuid'], record['project_id'],
-                                  record['document'],
-                                  tuple(record['members']))
+
+    def groups(self) -> typing.List[stores.StoredGroup]:
+        try:
+            return [_stored(r) for r in self.store.list_groups()]
+        except db_exc.DBError as exc:
+            raise stores.StoreUnavailable(f'policy store database: {exc}')
+
+
+def _stored(record: dict) -> stores.StoredGroup:
+    return stores.StoredGroup(record['uuid'], record['project_id'],
+                              record['document'], tuple(record['members']))

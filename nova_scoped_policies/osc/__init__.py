@@ -1,0 +1,2 @@
+"""The openstackclient plugin: ``openstack policy scope ...`` and
+``openstack server group scoped policy ...``."""

@@ -1,0 +1,145 @@
+"""The openstackclient plugin against the running policy API.
+
+The commands are loaded through their ``openstack.scoped_policies.v1``
+entry points, as openstackclient loads them, and run with a client made
+by the plugin's ``make_client`` on a keystoneauth1 session to the API
+(served by wsgi-intercept, noauth2 identity headers).
+"""
+
+import io
+import json
+import types
+
+from keystoneauth1 import session as ks_session
+from keystoneauth1 import token_endpoint
+from osc_lib import exceptions
+import pytest
+import requests
+import stevedore
+from wsgi_intercept import interceptor
+
+from nova_scoped_policies.osc import plugin
+from tests.functional.api import fixtures as fx
+from tests.functional.api import test_visibility as tv
+
+URL = 'http://policy-api-osc.invalid'
+COMMANDS = {
+    'policy_scope_create', 'policy_scope_list', 'policy_scope_show',
+    'policy_scope_set', 'policy_scope_delete', 'policy_scope_add_aggregate',
+    'policy_scope_remove_aggregate', 'server_group_scoped_policy_set',
+    'server_group_scoped_policy_show', 'server_group_scoped_policy_audit',
+    'server_group_scoped_policy_add_instance',
+    'server_group_scoped_policy_remove_instance'}
+
+
+@pytest.fixture(scope='module')
+def api():
+    fixture = fx.APIFixture()
+    fixture.start_fixture()
+    intercept = interceptor.RequestsInterceptor(lambda: fx._APP, url=URL)
+    intercept.install_intercept()
+    yield
+    intercept.uninstall_intercept()
+    fixture.stop_fixture()
+
+
+def _app(headers):
+    http = requests.Session()
+    http.trust_env = False
+    session = ks_session.Session(auth=token_endpoint.Token(URL, 'x'),
+                                 session=http)
+    manager = types.SimpleNamespace(
+        session=session, region_name=None, interface='public',
+        _api_version={plugin.API_NAME: '1'})
+    client = plugin.make_client(manager)
+    client.adapter.additional_headers = headers
+    return types.SimpleNamespace(
+        client_manager=types.SimpleNamespace(scoped_policies=client),
+        stdout=io.StringIO(), stderr=io.StringIO(), options=None)
+
+
+ENTRY_POINTS = {ext.name: ext.plugin for ext in stevedore.ExtensionManager(
+    'openstack.scoped_policies.v1')}
+
+
+def run(headers, name, *argv):
+    """Run ``openstack <name> argv -f json``; return (output, app)."""
+    app = _app(headers)
+    cmd = ENTRY_POINTS[name](app, None)
+    parser = cmd.get_parser(f'openstack {name.replace("_", " ")}')
+    shown = hasattr(cmd, 'produce_output')
+    args = parser.parse_args(list(argv) + (['-f', 'json'] if shown
+                                           else []))
+    cmd.run(args)
+    out = app.stdout.getvalue()
+    return (json.loads(out) if out else None), app
+
+
+def test_every_command_is_registered():
+    assert set(ENTRY_POINTS) == COMMANDS
+
+
+def test_scope_commands(api):
+    agg = fx.AGGREGATES
+    created, _ = run(tv.ADMIN, 'policy_scope_create', 'zone',
+                     '--allow-identifiers', '--obfuscate-identifiers',
+                     '--namespace', fx.NS, '--aggregate', agg['ZONE_X'])
+    assert created['aggregates'] == [agg['ZONE_X']]
+    assert created['allow_identifiers'] and created['obfuscate_identifiers']
+    shown, _ = run(tv.ADMIN, 'policy_scope_add_aggregate', 'zone',
+                   agg['ZONE_Y'])
+    assert shown['aggregates'] == [agg['ZONE_X'], agg['ZONE_Y']]
+    # a tenant sees its own identifiers
+    mine, _ = run(tv.A, 'policy_scope_show', 'zone')
+    env = fx.environment()
+    assert sorted(mine['aggregates']) == sorted(
+        [env['ZONE_X_FOR_A'], env['ZONE_Y_FOR_A']])
+    run(tv.ADMIN, 'policy_scope_create', 'rack')
+    run(tv.ADMIN, 'policy_scope_set', 'rack', '--name', 'cabinet',
+        '--allow-identifiers')
+    listed, _ = run(tv.A, 'policy_scope_list')
+    assert [(s['name'], s['allow_identifiers']) for s in listed] == [
+        ('cabinet', True), ('zone', True)]
+    with pytest.raises(exceptions.CommandError,
+                       match='409 hosts h4, h5 would be in two domains'):
+        run(tv.ADMIN, 'policy_scope_add_aggregate', 'zone', agg['RACK_C'])
+    with pytest.raises(exceptions.CommandError, match='403'):
+        run(tv.A, 'policy_scope_delete', 'cabinet')
+    run(tv.ADMIN, 'policy_scope_remove_aggregate', 'zone', agg['ZONE_Y'])
+    run(tv.ADMIN, 'policy_scope_delete', 'cabinet')
+    with pytest.raises(exceptions.CommandError, match='404'):
+        run(tv.ADMIN, 'policy_scope_show', 'cabinet')
+
+
+def test_group_commands(api):
+    run(tv.ADMIN, 'policy_scope_create', 'rack', '--aggregate',
+        fx.AGGREGATES['RACK_A'], '--aggregate', fx.AGGREGATES['RACK_B'])
+    created, _ = run(tv.A, 'server_group_scoped_policy_set', tv.G1,
+                     '--policy', 'anti-affinity:rack', '--rule',
+                     'max_server_per_rack=1', '--name', 'db')
+    assert created['policies'] == ['anti-affinity:rack']
+    assert created['rules'] == {'max_server_per_rack': 1}
+    for member in (tv.I1, tv.I2):
+        added, _ = run(tv.A, 'server_group_scoped_policy_add_instance',
+                       tv.G1, member)
+    assert added['members'] == [tv.I1, tv.I2]
+    audit, app = run(tv.A, 'server_group_scoped_policy_audit', tv.G1)
+    assert [row['instance_id'] for row in audit] == [tv.I1, tv.I2]
+    assert audit[0]['rack'] == audit[1]['rack']
+    assert 'violation: anti-affinity:rack:' in app.stderr.getvalue()
+    # set again: an update of the same group
+    updated, _ = run(tv.A, 'server_group_scoped_policy_set', tv.G1,
+                     '--policy', 'soft-anti-affinity:rack')
+    assert updated['policies'] == ['soft-anti-affinity:rack']
+    assert updated['name'] == 'db'
+    run(tv.A, 'server_group_scoped_policy_remove_instance', tv.G1, tv.I2)
+    shown, _ = run(tv.A, 'server_group_scoped_policy_show', tv.G1)
+    assert shown['members'] == [tv.I1]
+    with pytest.raises(exceptions.CommandError, match='404'):
+        run(tv.B, 'server_group_scoped_policy_show', tv.G1)
+    with pytest.raises(exceptions.CommandError,
+                       match=r"server_group.policies\[0\]"):
+        run(tv.A, 'server_group_scoped_policy_set', tv.G1, '--policy',
+            'affinity:nowhere')
+    with pytest.raises(exceptions.CommandError, match='key=value'):
+        run(tv.A, 'server_group_scoped_policy_set', tv.G1, '--rule', 'x')
