@@ -78,6 +78,7 @@ def test_drivers_read_groups_with_real_ids(driver):
     assert group.document.rules.max_server_per == {'host': 2}
     assert group.members == (tv.I1,)
     assert driver.group(tv.G2) is None
+    assert driver.groups() == [group]
 
 
 def test_http_driver_needs_admin_credentials(world):
@@ -111,6 +112,9 @@ class FlakyDriver(stores.PolicyStoreDriver):
     def group(self, uuid):
         self._check()
         return self.data.get(uuid)
+
+    def groups(self):
+        return []
 
 
 def test_cache_keeps_answers_for_the_ttl_and_the_last_one_after():
