@@ -40,5 +40,24 @@ def test_config_generator(tmp_path):
     assert found.returncode == 0, found.stderr
     text = sample.read_text()
     for expected in ('[scoped_policies]', '#enable_scoped_policy_query_filter'
-                     ' = false', '[placement]', 'debug = false'):
+                     ' = false', '[placement]', 'debug = false',
+                     '[scoped_policies_api]', '#max_group_members = 1000',
+                     '[policy_store]', '[policy_api]', '#store_driver =',
+                     '[keystone_authtoken]', '[oslo_policy]'):
+        assert expected in text
+
+
+def test_policy_sample_generator(tmp_path):
+    sample = tmp_path / 'policy.yaml'
+    found = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable),
+                      'oslopolicy-sample-generator'), '--namespace',
+         'nova_scoped_policies.api', '--output-file', str(sample)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0, found.stderr
+    text = sample.read_text()
+    for expected in ('"scoped_policies:scopes:create": "rule:admin_api"',
+                     '"scoped_policies:server_groups:audit": '
+                     '"rule:admin_or_owner"',
+                     '"scoped_policies:real_ids": "rule:admin_api"'):
         assert expected in text

@@ -34,6 +34,7 @@ from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
 from nova_scoped_policies.placement import fake
 from nova_scoped_policies import topology as topo
+from tests import db_backends
 from tests import placement_fixtures as pf
 
 
@@ -108,8 +109,12 @@ def make_conf(**api_overrides) -> cfg.ConfigOpts:
     return conf
 
 
+BACKEND = 'sqlite'
+"""The store's database for the next fixture (see tests/db_backends.py)."""
+
+
 class APIFixture(fixture.GabbiFixture):
-    """A fresh store (SQLite file) and Placement for each YAML file."""
+    """A fresh store (on ``BACKEND``) and Placement for each YAML file."""
 
     def start_fixture(self):
         global _APP
@@ -118,8 +123,8 @@ class APIFixture(fixture.GabbiFixture):
         self.placement.setUp()
         client = pf.client_for(self.placement)
         build_placement(client)
-        self.store = store_api.PolicyStore(
-            f'sqlite:///{self.tmp.name}/store.db')
+        url, self.drop = db_backends.create(BACKEND, self.tmp.name)
+        self.store = store_api.PolicyStore(url)
         migration.upgrade(self.store.engine)
         _APP = deploy.loadapp(make_conf(max_group_members=3), self.store,
                               client)
@@ -128,5 +133,6 @@ class APIFixture(fixture.GabbiFixture):
         global _APP
         _APP = None
         self.store.engine.dispose()
+        self.drop()
         self.placement.cleanUp()
         self.tmp.cleanup()

@@ -1,4 +1,5 @@
-"""Run the gabbi YAML files of gabbits/ against the policy API.
+"""Run the gabbi YAML files of gabbits/ against the policy API, with the
+store on SQLite, PostgreSQL and MariaDB.
 
 Each YAML file is one pytest test running its gabbi suite (fixture
 included) with unittest; a failure lists every failed step with gabbi's
@@ -13,6 +14,7 @@ import unittest
 from gabbi import driver
 import pytest
 
+from tests import db_backends
 from tests.functional.api import fixtures
 
 TESTS_DIR = os.path.join(os.path.dirname(__file__), 'gabbits')
@@ -31,8 +33,10 @@ def _suites():
     return found
 
 
+@pytest.mark.parametrize('backend', db_backends.BACKENDS)
 @pytest.mark.parametrize('name', FILES)
-def test_gabbits(name):
+def test_gabbits(name, backend, monkeypatch):
+    monkeypatch.setattr(fixtures, 'BACKEND', backend)
     suite = _suites()[name]
     result = unittest.TestResult()
     suite.run(result)
