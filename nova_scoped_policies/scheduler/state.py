@@ -200,14 +200,22 @@ class RequestStates:
         return self._store
 
     def _stored_scopes(self) -> typing.List[dict]:
-        store = self.store
+        """Stored scopes for the aggregate cache. A broken store_driver
+        fails group boots (see _stored_group), not every boot."""
+        try:
+            store = self.store
+        except exception.NoValidHost as exc:
+            LOG.error('%s', exc)
+            return []
         return store.scopes() if store is not None else []
 
     def _stored_group(self, group) -> typing.Optional[stores.StoredGroup]:
         """The group's stored policies; fail closed on hard ones when the
         store is unreachable, skip soft ones with a warning."""
+        if group is None or 'uuid' not in group:
+            return None
         store = self.store
-        if store is None or group is None or 'uuid' not in group:
+        if store is None:
             return None
         try:
             return store.group(group.uuid)

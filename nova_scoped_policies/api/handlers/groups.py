@@ -50,9 +50,14 @@ def _document(service, data: dict, project_id: str,
             if topology.scope(pol.scope) is None:
                 raise policy.PolicyError(document.field_of(i), str(pol),
                                          f'unknown scope {pol.scope!r}')
-        for scope in document.scopes - set(topology.scope_names):
-            raise policy.PolicyError(f'{_PREFIX}.rules', scope,
-                                     f'unknown scope {scope!r}')
+        unknown = sorted(document.scopes - set(topology.scope_names))
+        if unknown:
+            # only rules are left naming it
+            rules_ = document.rules.to_dict()
+            key = next(k for k in sorted(rules_) if k in (
+                f'max_server_per_{unknown[0]}', f'min_domains_{unknown[0]}'))
+            raise policy.PolicyError(f'{_PREFIX}.rules.{key}', rules_[key],
+                                     f'unknown scope {unknown[0]!r}')
         return topology.to_real(document, project_id, real_ids=who.real)
     except policy.PolicyError as exc:
         raise util.bad_policy(exc)
@@ -106,11 +111,6 @@ def update_group(req: webob.Request) -> webob.Response:
     record = _group(req, rules.UPDATE)
     data = dict(util.extract_json(req, schemas.UPDATE)[_PREFIX])
     name = data.pop('name', None)
-    if name is not None and (not isinstance(name, str)
-                             or not 0 < len(name) <= 255):
-        raise webob.exc.HTTPBadRequest(
-            explanation=f'{_PREFIX}.name: {name!r}: must be a string of '
-            '1-255 characters')
     document = None
     if data:
         document = _document(service, data, record['project_id'],

@@ -24,7 +24,11 @@ CREATE = {
 
 UPDATE = {
     'type': 'object',
-    'properties': {'server_group': {'type': 'object', 'minProperties': 1}},
+    'properties': {'server_group': {
+        'type': 'object',
+        'properties': {'name': {'type': 'string', 'minLength': 1,
+                                'maxLength': 255}},
+        'minProperties': 1}},
     'required': ['server_group'],
     'additionalProperties': False,
 }

@@ -18,6 +18,8 @@ from nova_scoped_policies import topology as topo
 from nova_scoped_policies.scheduler import members
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.scheduler import aggregate_cache
+from nova_scoped_policies.scheduler import stores
+from nova_scoped_policies import policy
 from nova_scoped_policies.scheduler.filters.scoped_affinity import \
     ScopedAffinityFilter
 from nova_scoped_policies.scheduler.filters.scoped_anti_affinity import \
@@ -26,6 +28,7 @@ from nova_scoped_policies.scheduler.weights.scoped_soft_anti_affinity import \
     ScopedSoftAntiAffinityWeigher
 from tests.unit.scheduler.conftest import FakeLocator
 from tests.unit.scheduler.conftest import racks
+from tests.unit.scheduler.conftest import StaticAggregates
 
 TOPOLOGY = racks(**{'rack-1': ['h1', 'h2'], 'rack-2': ['h3', 'h4'],
                     'rack-3': ['h5', 'h6']})
@@ -307,3 +310,85 @@ def test_nova_member_locator_fails_closed_when_a_cell_is_silent(
                          'cell2': nova_context.did_not_respond_sentinel})
     with pytest.raises(members.MemberLookupError, match='cell cell2'):
         members.NovaMemberLocator().locate('ctx', [uuids.m1])
+
+
+class _Store:
+    """A CachedStore stand-in: uuid -> StoredGroup, or down."""
+
+    def __init__(self, groups=None, down=None):
+        self.groups, self.down = groups or {}, down
+
+    def scopes(self):
+        return []
+
+    def group(self, uuid):
+        if self.down is not None:
+            exc = stores.StoreUnavailable('database gone')
+            if self.down != 'never read':
+                exc.last_known = self.down
+            raise exc
+        return self.groups.get(uuid)
+
+
+def _stored(policies, members=()):
+    return stores.StoredGroup(uuids.group, 'tenant-a', policy.parse_document(
+        {'policies': policies}), tuple(members))
+
+
+def _states(monkeypatch, store, locator=None, topology=TOPOLOGY):
+    states = state.RequestStates(locator or FakeLocator(),
+                                 StaticAggregates(topology), store=store)
+    monkeypatch.setattr(state, 'STATES', states)
+    return states
+
+
+def test_stored_policies_and_members_join_novas_group(monkeypatch):
+    # m2 was added through the policy API: nova's group does not list it
+    _states(monkeypatch, _Store({uuids.group: _stored(
+        ['anti-affinity:rack'], [uuids.m2])}),
+        FakeLocator({uuids.m1: 'h1', uuids.m2: 'h3'}))
+    spec_obj = spec(members=[uuids.m1, uuids.new])
+    assert names(ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj)) == \
+        ['h5', 'h6']
+
+
+def test_stored_real_identifiers_reach_the_engine_in_tenant_form(
+        monkeypatch):
+    ns = '6f72348f-df5d-4e0f-a043-4be92996dbfe'
+    zones = topo.from_aggregates([
+        topo.AggregateInfo('zone-a', 'zone-a', ['h1', 'h2'],
+                           {'policy_scope': 'zone',
+                            'policy_scope_allow_identifiers': 'true',
+                            'policy_scope_obfuscate_identifiers': 'true',
+                            'policy_scope_namespace': ns})])
+    _states(monkeypatch, _Store({uuids.group: _stored(
+        ['affinity:zone:zone-a'])}), topology=zones)
+    spec_obj = spec(policy='soft-affinity', members=[uuids.new])
+    assert names(ScopedAffinityFilter().filter_all(HOSTS, spec_obj)) == \
+        ['h1', 'h2']
+
+
+@pytest.mark.parametrize('down, passes', [
+    (_stored(['anti-affinity:rack']), False),    # hard: fail closed
+    ('never read', False),                       # unknown: fail closed
+    (_stored(['soft-anti-affinity:rack']), True),  # soft: skipped
+    (None, True),                                # had none
+])
+def test_unreachable_store(monkeypatch, caplog, down, passes):
+    _states(monkeypatch, _Store(down=down))
+    spec_obj = spec(policy='soft-affinity', members=[uuids.new])
+    if passes:
+        assert ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj)
+    else:
+        with pytest.raises(exception.NoValidHost, match='fail closed'):
+            ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj)
+
+
+def test_a_bad_store_driver_fails_group_boots_only(monkeypatch, conf):
+    conf.config(store_driver='nope', group='scoped_policies')
+    states = _states(monkeypatch, state._FROM_CONF)
+    assert states._stored_scopes() == []
+    assert ScopedAntiAffinityFilter().filter_all(
+        HOSTS, spec(group=False)) is HOSTS
+    with pytest.raises(exception.NoValidHost, match="store_driver: 'nope'"):
+        ScopedAntiAffinityFilter().filter_all(HOSTS, spec())
