@@ -16,6 +16,7 @@ import nova.conf
 from nova.scheduler import filters as nova_filters
 from nova.scheduler import weights as nova_weights
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.conf import ksa as nsp_ksa
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
 from nova_scoped_policies.scheduler import stores
@@ -142,6 +143,13 @@ def test_post_config_sets_up_the_policy_service_and_store(
     assert service.policy_store.connection == url
     assert service.scoped_policies_api.auth_strategy == 'keystone'
     assert service.scoped_policies_api.bind_port == 8779
+    # Placement and Nova credentials of the service user (keystonemiddleware
+    # registers [keystone_authtoken] itself when the service starts)
+    for group in ('placement', 'nova'):
+        nsp_ksa.register_ks_opts(service, group)
+        assert service[group].auth_type == 'password', group
+    assert '[keystone_authtoken]' in (
+        tmp_path / 'etc' / 'nova-scoped-policies.conf').read_text()
     # the database exists at the newest schema
     store = store_api.PolicyStore(url)
     assert migration.version(store.engine) is not None

@@ -18,6 +18,7 @@ import webob.exc
 from nova_scoped_policies.api import context as ctx_mod
 from nova_scoped_policies.api import handler
 from nova_scoped_policies.api import microversion
+from nova_scoped_policies.api import nova as nova_mod
 from nova_scoped_policies.api import policy as policy_mod
 from nova_scoped_policies.api import util
 from nova_scoped_policies import conf as nsp_conf
@@ -34,23 +35,33 @@ class Service:
     :param store: the policy store.
     :param placement: the Placement client, or a callable making it on
         first use (default: from ``[placement]``).
+    :param nova: the Nova client, or a callable making it on first use
+        (default: from ``[nova]``; None when that is not configured).
     """
 
     def __init__(self, conf: cfg.ConfigOpts, store: store_api.PolicyStore,
                  placement: typing.Union[pc.PlacementClient,
                                          typing.Callable[[], typing.Any],
-                                         None] = None) -> None:
+                                         None] = None,
+                 nova=None) -> None:
         self.conf = conf
         self.store = store
         self.enforcer = policy_mod.enforcer(conf)
         self._placement = placement or (lambda: pc.PlacementClient.from_conf(
             conf))
+        self._nova = nova or (lambda: nova_mod.NovaGroups.from_conf(conf))
 
     @property
     def placement(self) -> pc.PlacementClient:
         if callable(self._placement):
             self._placement = self._placement()
         return self._placement
+
+    @property
+    def nova(self) -> typing.Optional[nova_mod.NovaGroups]:
+        if callable(self._nova):
+            self._nova = self._nova()
+        return self._nova
 
 
 class FaultWrapper:
@@ -147,17 +158,18 @@ class ContextMiddleware:
 
 
 def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
-            placement=None):
+            placement=None, nova=None):
     """The WSGI application for ``conf``.
 
     :param conf: parsed configuration (``[scoped_policies_api]``,
         ``[policy_store]``, ``[placement]``, ``[keystone_authtoken]``).
     :param store: the store (default: opened from ``[policy_store]``).
     :param placement: a Placement client or a factory of one.
+    :param nova: a Nova client (:class:`nova.NovaGroups`) or a factory.
     """
     nsp_conf.register_opts(conf)
     store = store or store_api.PolicyStore(conf.policy_store.connection)
-    service = Service(conf, store, placement)
+    service = Service(conf, store, placement, nova)
     app = ContextMiddleware(handler.Dispatcher(), service)
     if conf.scoped_policies_api.auth_strategy == 'noauth2':
         authenticated = NoAuth(app)

@@ -4,6 +4,8 @@ every group of ours on nova's configuration)."""
 
 from oslo_config import cfg
 
+from nova_scoped_policies.conf import ksa
+
 GROUP_NAME = 'scoped_policies_api'
 api_group = cfg.OptGroup(
     GROUP_NAME,
@@ -63,11 +65,27 @@ tenants with very large groups; groups already bigger keep their members.
 ]
 
 
+NOVA_GROUP = 'nova'
+nova_group = cfg.OptGroup(
+    NOVA_GROUP,
+    title='Nova API client of the policy service',
+    help="""
+How the policy service reads the members of Nova server groups (compute
+API, ``GET /os-server-groups/{id}``), so that audits cover the servers
+booted into a group, not only those added through ``add_instance``: the
+usual keystoneauth1 options, with credentials allowed to read every
+project's server groups (admin). Leave ``auth_type`` unset to audit only
+the members added through the policy API.
+""")
+
+
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    """Register the group and its options on ``conf`` (idempotent)."""
+    """Register the groups and their options on ``conf`` (idempotent)."""
     conf.register_group(api_group)
     conf.register_opts(api_opts, group=api_group)
+    conf.register_group(nova_group)
+    ksa.register_ks_opts(conf, NOVA_GROUP)
 
 
 def list_opts():
-    return {api_group: api_opts}
+    return {api_group: api_opts, nova_group: ksa.list_ks_opts()}

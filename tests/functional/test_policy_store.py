@@ -10,11 +10,15 @@ import collections
 import json
 
 import fixtures
+from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import session as ks_session
 from oslo_config import cfg
+import requests
 import webob
 
 from nova.tests import fixtures as nova_fixtures
 from nova_scoped_policies.api import deploy
+from nova_scoped_policies.api import nova as nova_api
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
@@ -47,7 +51,8 @@ class StoredGroupTest(base.ScopedPoliciesTestCase):
         conf.set_override('auth_strategy', 'noauth2',
                           group='scoped_policies_api')
         self.app = deploy.loadapp(conf, self.store,
-                                  pf.client_for(self.placement_fixture))
+                                  pf.client_for(self.placement_fixture),
+                                  nova_api.NovaGroups(self._nova_adapter()))
         self.project = nova_fixtures.PROJECT_ID
         self.zone_of = {}
         self.zones = {}
@@ -61,6 +66,18 @@ class StoredGroupTest(base.ScopedPoliciesTestCase):
                     if a['name'] == zone][0]
                 self.admin_api.add_host_to_aggregate(agg['id'], host)
                 self.zone_of[host] = zone
+
+    def _nova_adapter(self):
+        """The compute API of the test, as the service's admin user."""
+        http = requests.Session()
+        http.trust_env = False
+        session = ks_session.Session(session=http)
+        api = self.admin_api
+        return ks_adapter.Adapter(
+            session, endpoint_override=api.base_url, additional_headers={
+                'X-Auth-User': 'admin', 'X-User-Id': 'admin',
+                'X-Auth-Project-Id': api.project_id,
+                'X-Roles': 'reader,member,admin'})
 
     def call(self, method, path, body=None, headers=None):
         req = webob.Request.blank(path, method=method, headers=headers or {
@@ -92,20 +109,32 @@ class StoredGroupTest(base.ScopedPoliciesTestCase):
         failed = self._boot(group, expected='ERROR')[0]
         self.assertIn('No valid host', failed['fault']['message'])
 
-        # the audit reads the members' allocations from the real Placement
-        for server in servers:
-            status, body = self.call(
-                'POST', f'/os-server-groups/{group["id"]}/action',
-                {'add_instance': {'instance_id': server['id']}})
-            self.assertEqual(200, status, body)
+        # the audit reads the members from nova (the failed boot is one,
+        # with no allocations) and their allocations from the real Placement
         status, body = self.call(
             'GET', f'/os-server-groups/{group["id"]}/audit', headers=ADMIN)
         self.assertEqual(200, status, body)
         audit = {m['instance_id']: m['placements']['zone']
                  for m in body['server_group_policy_audit']['members']}
-        self.assertEqual({s['id']: self.zones[self.zone_of[self.host_of(s)]]
-                          for s in servers}, audit)
+        expected = {s['id']: self.zones[self.zone_of[self.host_of(s)]]
+                    for s in servers}
+        expected[failed['id']] = None
+        self.assertEqual(expected, audit)
         self.assertEqual([], body['server_group_policy_audit']['violations'])
+
+        # an instance added through the API, in zone-a again: a violation
+        extra = self._boot(None, host=self.ZONES[
+            self.zone_of[self.host_of(servers[0])]][0])[0]
+        status, body = self.call(
+            'POST', f'/os-server-groups/{group["id"]}/action',
+            {'add_instance': {'instance_id': extra['id']}})
+        self.assertEqual(200, status, body)
+        status, body = self.call(
+            'GET', f'/os-server-groups/{group["id"]}/audit')
+        audit = body['server_group_policy_audit']
+        self.assertEqual(4, len(audit['members']))
+        self.assertIn('anti-affinity:zone:', audit['violations'][0])
+        self.assertIn('holds 2 of max 1', audit['violations'][0])
 
     def test_members_added_through_the_api_count(self):
         self._zone_scope()

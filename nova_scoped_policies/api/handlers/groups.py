@@ -147,7 +147,12 @@ def group_action(req: webob.Request) -> webob.Response:
 def audit_group(req: webob.Request) -> webob.Response:
     context, service = _env(req)
     record = _group(req, rules.AUDIT)
-    where = hosts.member_placements(service.placement, record['members'])
+    members = list(record['members'])
+    if service.nova is not None:
+        members += [m for m in service.nova.members(record['uuid'])
+                    if m not in members]
+    record = dict(record, members=members)
+    where = hosts.member_placements(service.placement, members)
     by_aggregate = {}
     for host, aggregates in where.aggregates.items():
         for aggregate in aggregates:

@@ -235,7 +235,7 @@ def test_list_opts_for_the_config_generator():
         'auth_strategy', 'bind_host', 'bind_port', 'max_group_members'}
     assert 'auth_type' in {o.dest for o in listed['policy_api']}
     assert set(listed) == {'scoped_policies', 'placement', 'policy_store',
-                           'policy_api', 'scoped_policies_api'}
+                           'policy_api', 'scoped_policies_api', 'nova'}
 
 
 def test_register_opts_is_idempotent():

@@ -1,0 +1,59 @@
+"""What the service asks Nova: the members of a server group.
+
+Nova knows the servers booted into a group; the policy store knows those
+added with ``add_instance``. Audits cover both.
+"""
+
+import typing
+
+from keystoneauth1 import exceptions as ks_exc
+from oslo_config import cfg
+import webob.exc
+
+from nova_scoped_policies.conf import api as api_conf
+from nova_scoped_policies.conf import ksa
+
+COMPUTE_VERSION = '2.64'
+"""``policy`` and ``rules`` of server groups; any later one will do."""
+
+
+class NovaGroups:
+    """Reads server groups from the compute API.
+
+    :param adapter: a keystoneauth1 Adapter for service type ``compute``.
+    """
+
+    def __init__(self, adapter) -> None:
+        self.adapter = adapter
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts
+                  ) -> typing.Optional['NovaGroups']:
+        """A client from ``[nova]``, or None when ``auth_type`` is unset.
+        """
+        if not conf[api_conf.NOVA_GROUP].auth_type:
+            return None
+        return cls(ksa.load_adapter(conf, api_conf.NOVA_GROUP, 'compute'))
+
+    def members(self, uuid: str) -> typing.List[str]:
+        """The group's members as Nova lists them; none if Nova does not
+        know the group.
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
+        try:
+            resp = self.adapter.get(
+                f'/os-server-groups/{uuid}', raise_exc=False,
+                headers={'OpenStack-API-Version':
+                         f'compute {COMPUTE_VERSION}'})
+        except ks_exc.ClientException as exc:
+            raise webob.exc.HTTPServiceUnavailable(
+                explanation=f'cannot read server group {uuid} from Nova: '
+                f'{exc}')
+        if resp.status_code == 404:
+            return []
+        if resp.status_code != 200:
+            raise webob.exc.HTTPServiceUnavailable(
+                explanation=f'cannot read server group {uuid} from Nova: '
+                f'{resp.status_code} {resp.text}')
+        return list(resp.json()['server_group']['members'])

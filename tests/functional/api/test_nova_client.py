@@ -1,0 +1,42 @@
+"""The policy service's Nova client (keystoneauth1), against a mocked
+compute endpoint."""
+
+from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import session as ks_session
+import pytest
+import webob.exc
+
+from nova_scoped_policies.api import nova
+from tests.functional.api import fixtures as fx
+
+URL = 'http://compute.invalid/v2.1'
+
+
+@pytest.fixture
+def client():
+    return nova.NovaGroups(ks_adapter.Adapter(ks_session.Session(),
+                                              endpoint_override=URL))
+
+
+@pytest.mark.parametrize('status, body, members', [
+    (200, {'server_group': {'members': ['i1', 'i2']}}, ['i1', 'i2']),
+    (404, {'itemNotFound': {}}, []),
+])
+def test_members(client, requests_mock, status, body, members):
+    requests_mock.get(f'{URL}/os-server-groups/g', status_code=status,
+                      json=body)
+    assert client.members('g') == members
+    assert requests_mock.last_request.headers[
+        'OpenStack-API-Version'] == 'compute 2.64'
+
+
+def test_nova_failing_is_503_naming_the_group(client, requests_mock):
+    requests_mock.get(f'{URL}/os-server-groups/g', status_code=500,
+                      text='boom')
+    with pytest.raises(webob.exc.HTTPServiceUnavailable,
+                       match='cannot read server group g from Nova: 500'):
+        client.members('g')
+
+
+def test_not_configured_means_no_client():
+    assert nova.NovaGroups.from_conf(fx.make_conf()) is None
