@@ -133,7 +133,9 @@ class PolicyStore:
     def update_scope(self, ref: str, **fields) -> dict:
         """Change ``name``, the identifier flags or the namespace.
 
-        :raises NotFound: no such scope. :raises Conflict: name taken.
+        :raises NotFound: no such scope.
+        :raises Conflict: the name is taken, or identifiers would be
+            disallowed while groups target the scope's domains.
         """
         unknown = set(fields) - set(SCOPE_FIELDS)
         if unknown:
@@ -141,6 +143,16 @@ class PolicyStore:
         try:
             with self._writer() as session:
                 row = self._scope(session, ref)
+                if row.allow_identifiers and fields.get(
+                        'allow_identifiers') is False:
+                    users = self._groups_using(session, lambda d: any(
+                        p.scope == row.name and p.identifier is not None
+                        for p in d.policies))
+                    if users:
+                        raise Conflict(
+                            f'server groups {", ".join(users)} target '
+                            f'domains of scope {row.name}; change their '
+                            'policies before disallowing identifiers')
                 for key, value in fields.items():
                     setattr(row, key, value)
                 session.flush()

@@ -138,6 +138,9 @@ def test_scopes_in_use_cannot_go(store):
     with pytest.raises(api.Conflict, match=f'groups {GROUP} target '
                                            f'aggregate {AGG_1}'):
         store.remove_aggregate('zone', AGG_1)
+    with pytest.raises(api.Conflict, match='before disallowing identifiers'):
+        store.update_scope('zone', allow_identifiers=False)
+    assert store.get_scope('zone')['allow_identifiers']
     store.remove_aggregate('zone', AGG_2)
     with pytest.raises(api.Conflict, match=f'used by server groups {GROUP}'):
         store.delete_scope('zone')
