@@ -2,8 +2,6 @@
 
 from osc_lib import utils
 
-from nova_scoped_policies.osc import client as client_mod
-
 API_NAME = 'scoped_policies'
 API_VERSION_OPTION = 'os_scoped_policies_api_version'
 API_VERSIONS = {'1': 'nova_scoped_policies.osc.client.Client'}
@@ -31,7 +29,3 @@ def build_option_parser(parser):
         help='Policy API version (default: %s; env '
         'OS_SCOPED_POLICIES_API_VERSION)' % DEFAULT_API_VERSION)
     return parser
-
-
-__all__ = ['API_NAME', 'API_VERSION_OPTION', 'API_VERSIONS', 'make_client',
-           'build_option_parser', 'client_mod']
