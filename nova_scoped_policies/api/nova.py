@@ -41,6 +41,14 @@ class NovaGroups:
 
         :raises webob.exc.HTTPServiceUnavailable: Nova failed.
         """
+        group = self.group(uuid)
+        return list(group['members']) if group else []
+
+    def group(self, uuid: str) -> typing.Optional[dict]:
+        """Nova's server group (``project_id``, ``members``...), or None.
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
         try:
             resp = self.adapter.get(
                 f'/os-server-groups/{uuid}', raise_exc=False,
@@ -51,9 +59,9 @@ class NovaGroups:
                 explanation=f'cannot read server group {uuid} from Nova: '
                 f'{exc}')
         if resp.status_code == 404:
-            return []
+            return None
         if resp.status_code != 200:
             raise webob.exc.HTTPServiceUnavailable(
                 explanation=f'cannot read server group {uuid} from Nova: '
                 f'{resp.status_code} {resp.text}')
-        return list(resp.json()['server_group']['members'])
+        return resp.json()['server_group']

@@ -136,6 +136,22 @@ class StoredGroupTest(base.ScopedPoliciesTestCase):
         self.assertIn('anti-affinity:zone:', audit['violations'][0])
         self.assertIn('holds 2 of max 1', audit['violations'][0])
 
+    def test_scoped_policies_need_the_nova_group(self):
+        self._zone_scope()
+        status, body = self.call('POST', '/os-server-groups', {
+            'server_group': {'id': '00000000-0000-4000-8000-000000000999',
+                             'policies': ['anti-affinity:zone']}})
+        self.assertEqual(400, status)
+        self.assertIn('Nova has no server group with this id',
+                      body['errors'][0]['detail'])
+        group = self._group('anti-affinity')
+        status, body = self.call('POST', '/os-server-groups', {
+            'server_group': {'id': group['id'], 'project_id': 'another',
+                             'policies': ['anti-affinity:zone']}}, ADMIN)
+        self.assertEqual(400, status)
+        self.assertIn('belongs to another project',
+                      body['errors'][0]['detail'])
+
     def test_members_added_through_the_api_count(self):
         self._zone_scope()
         outside = self._boot(None)[0]

@@ -63,6 +63,21 @@ def _document(service, data: dict, project_id: str,
         raise util.bad_policy(exc)
 
 
+def _check_nova_group(service, uuid: str, project: str) -> None:
+    """With ``[nova]`` configured: Nova has the group, in that project."""
+    if service.nova is None:
+        return
+    group = service.nova.group(uuid)
+    if group is None:
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'{_PREFIX}.id: {uuid!r}: Nova has no server group '
+            'with this id; create it with Nova first')
+    if group.get('project_id') not in (None, project):
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'{_PREFIX}.id: {uuid!r}: the Nova server group '
+            f'belongs to another project than {project}')
+
+
 def _render(req, record: dict, status: int = 200) -> webob.Response:
     service = req.environ[util.SERVICE]
     who = views.viewer(req)
@@ -98,6 +113,7 @@ def create_group(req: webob.Request) -> webob.Response:
     uuid = util.check_uuid(data.pop('id'), f'{_PREFIX}.id')
     project = data.pop('project_id', None) or context.project_id
     context.can(rules.CREATE, {'project_id': project})
+    _check_nova_group(service, uuid, project)
     document = _document(service, data, project, views.viewer(req))
     record = util.store_errors(
         service.store.create_group, uuid, project,

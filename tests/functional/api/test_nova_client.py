@@ -38,5 +38,13 @@ def test_nova_failing_is_503_naming_the_group(client, requests_mock):
         client.members('g')
 
 
+def test_group(client, requests_mock):
+    requests_mock.get(f'{URL}/os-server-groups/g', json={'server_group': {
+        'id': 'g', 'project_id': 'p', 'members': []}})
+    assert client.group('g')['project_id'] == 'p'
+    requests_mock.get(f'{URL}/os-server-groups/x', status_code=404)
+    assert client.group('x') is None
+
+
 def test_not_configured_means_no_client():
     assert nova.NovaGroups.from_conf(fx.make_conf()) is None
