@@ -17,6 +17,11 @@ CONTEXT = 'nsp.context'
 SERVICE = 'nsp.service'
 
 
+def env(req: webob.Request):
+    """(request context, service) of a request."""
+    return req.environ[CONTEXT], req.environ[SERVICE]
+
+
 def json_response(req: webob.Request, body, status: int = 200
                   ) -> webob.Response:
     resp = webob.Response(status=status, charset='utf-8')

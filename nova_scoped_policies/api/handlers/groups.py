@@ -20,14 +20,10 @@ from nova_scoped_policies import policy
 _PREFIX = 'server_group'
 
 
-def _env(req):
-    return req.environ[util.CONTEXT], req.environ[util.SERVICE]
-
-
 def _group(req, action: str) -> dict:
     """The group of the URL, if the caller may act on it; 404 otherwise
     (other projects' groups are not disclosed)."""
-    context, service = _env(req)
+    context, service = util.env(req)
     uuid = util.check_uuid(req.urlvars['uuid'], 'uuid')
     record = util.store_errors(service.store.get_group, uuid)
     if not context.can(action, {'project_id': record['project_id']},
@@ -78,16 +74,15 @@ def _check_nova_group(service, uuid: str, project: str) -> None:
             f'belongs to another project than {project}')
 
 
-def _render(req, record: dict, status: int = 200) -> webob.Response:
+def _render(req, record: dict) -> webob.Response:
     service = req.environ[util.SERVICE]
-    who = views.viewer(req)
     topology = views.scopes_topology(service.store.list_scopes())
     return util.json_response(req, {'server_group': views.group(
-        record, who, topology)}, status=status)
+        record, views.viewer(req), topology)})
 
 
 def list_groups(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     context.can(rules.LIST)
     project = req.GET.get('project_id')
     everyone = util.query_flag(req, 'all_projects')
@@ -108,7 +103,7 @@ def show_group(req: webob.Request) -> webob.Response:
 
 
 def create_group(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     data = dict(util.extract_json(req, schemas.CREATE)[_PREFIX])
     uuid = util.check_uuid(data.pop('id'), f'{_PREFIX}.id')
     project = data.pop('project_id', None) or context.project_id
@@ -123,7 +118,7 @@ def create_group(req: webob.Request) -> webob.Response:
 
 
 def update_group(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     record = _group(req, rules.UPDATE)
     data = dict(util.extract_json(req, schemas.UPDATE)[_PREFIX])
     name = data.pop('name', None)
@@ -144,7 +139,7 @@ def delete_group(req: webob.Request) -> webob.Response:
 
 
 def group_action(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     data = util.extract_json(req, schemas.ACTION)
     if 'add_instance' in data:
         record = _group(req, rules.ADD_INSTANCE)
@@ -161,7 +156,7 @@ def group_action(req: webob.Request) -> webob.Response:
 
 
 def audit_group(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     record = _group(req, rules.AUDIT)
     members = list(record['members'])
     if service.nova is not None:

@@ -9,12 +9,8 @@ from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
 
 
-def _env(req):
-    return req.environ[util.CONTEXT], req.environ[util.SERVICE]
-
-
 def list_scopes(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     context.can(rules.LIST)
     who = views.viewer(req)
     return util.json_response(req, {'policy_scopes': [
@@ -22,7 +18,7 @@ def list_scopes(req: webob.Request) -> webob.Response:
 
 
 def show_scope(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     context.can(rules.SHOW)
     who = views.viewer(req)
     record = util.store_errors(service.store.get_scope,
@@ -40,7 +36,7 @@ def _check_hosts(service, scope_name, existing, new) -> None:
 
 
 def create_scope(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     context.can(rules.CREATE)
     data = util.extract_json(req, schemas.CREATE)['policy_scope']
     aggregates = data.pop('aggregates', [])
@@ -53,7 +49,7 @@ def create_scope(req: webob.Request) -> webob.Response:
 
 
 def update_scope(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     context.can(rules.UPDATE)
     data = util.extract_json(req, schemas.UPDATE)['policy_scope']
     record = util.store_errors(service.store.update_scope,
@@ -63,14 +59,14 @@ def update_scope(req: webob.Request) -> webob.Response:
 
 
 def delete_scope(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     context.can(rules.DELETE)
     util.store_errors(service.store.delete_scope, req.urlvars['scope'])
     return util.json_response(req, None, status=204)
 
 
 def scope_action(req: webob.Request) -> webob.Response:
-    context, service = _env(req)
+    context, service = util.env(req)
     data = util.extract_json(req, schemas.ACTION)
     ref = req.urlvars['scope']
     if 'add_aggregate' in data:
