@@ -65,17 +65,11 @@ def scope(record: dict, who: Viewer) -> dict:
         out['obfuscate_namespace_uuid'] = record['obfuscate_namespace_uuid']
         out['aggregates'] = list(record['aggregates'])
     elif record['allow_identifiers']:
-        sc = topo.scope_from_record(record)
-        out['aggregates'] = sorted(_tenant_id(sc, a, who.project_id)
-                                   for a in record['aggregates'])
+        one = topo.Topology([topo.scope_from_record(record)])
+        out['aggregates'] = sorted(
+            one.identifier_for(record['name'], a, who.project_id)
+            for a in record['aggregates'])
     return out
-
-
-def _tenant_id(sc: topo.Scope, domain: str,
-               project_id: typing.Optional[str]) -> str:
-    if sc.obfuscate_identifiers and sc.namespace and project_id:
-        return topo.obfuscate(sc.namespace, project_id, domain)
-    return domain
 
 
 def scopes_topology(records: typing.Iterable[dict],
@@ -137,7 +131,7 @@ def audit(record: dict, who: Viewer, topology: topo.Topology,
             return real
         sc = topology.scope(scope)
         if scope != HOST_SCOPE and sc is not None and sc.allow_identifiers:
-            return _tenant_id(sc, real, who.project_id)
+            return topology.identifier_for(scope, real, who.project_id)
         return surrogates.setdefault(scope, _Surrogates())[real]
 
     view_hosts = {m: (shown(HOST_SCOPE, h) if h else None)
