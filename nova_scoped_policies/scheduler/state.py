@@ -244,15 +244,18 @@ class RequestStates:
         context = context.elevated()
         group = _group_of(spec_obj)
         stored = self._stored_group(group)
-        stored_doc = None
+        stored_doc = topology = None
         if stored is not None:
             # stored identifiers are real; the engine reads the tenant's
-            stored_doc = self.aggregates.get(context).to_tenant(
+            topology = self.aggregates.get(context)
+            stored_doc = topology.to_tenant(
                 stored.document, spec_obj.project_id
                 if 'project_id' in spec_obj else None)
         document = document_for(spec_obj, stored_doc)
         if document is None:
             return _Entry(None)
+        if topology is None:
+            topology = self.aggregates.get(context)
         placements: typing.Mapping[str, typing.Optional[str]] = {}
         base_hosts = 0
         if group is not None:
@@ -261,8 +264,7 @@ class RequestStates:
                 members += [m for m in stored.members if m not in members]
             placements = self.locator.locate(context, members)
             base_hosts = len(_list_field(group, 'hosts'))
-        return _Entry(document, placements, self.aggregates.get(context),
-                      base_hosts)
+        return _Entry(document, placements, topology, base_hosts)
 
 
 STATES = RequestStates()
