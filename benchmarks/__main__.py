@@ -1,4 +1,8 @@
-"""``python -m benchmarks [filters|request_filters] [args]``."""
+"""``python -m benchmarks [all|filters|request_filters|simulator] [args]``.
+
+``all`` (the default) runs P1, P2 and P3 in turn and prints each figure with
+its ratio; ``--quick`` there shortens P1 and P3.
+"""
 
 import sys
 
@@ -9,10 +13,19 @@ from benchmarks import bench_simulator
 SUITES = {'filters': bench_filters.main,
           'request_filters': bench_request_filters.main,
           'simulator': bench_simulator.main}
+QUICK = ('filters', 'simulator')   # the suites that take --quick
+
+
+def run_all(argv):
+    quick = '--quick' in argv
+    status = 0
+    for name, suite in SUITES.items():
+        print(f'== {name} ==', flush=True)
+        status |= suite(['--quick'] if quick and name in QUICK else [])
+    return status
+
 
 if __name__ == '__main__':
-    name = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in SUITES \
-        else 'filters'
-    args = sys.argv[2:] if len(sys.argv) > 1 and sys.argv[1] in SUITES \
-        else sys.argv[1:]
-    sys.exit(SUITES[name](args))
+    args = sys.argv[1:]
+    name = args.pop(0) if args and args[0] in (*SUITES, 'all') else 'all'
+    sys.exit(run_all(args) if name == 'all' else SUITES[name](args))

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Run a benchmark in the project's virtualenv (created if needed):
-#   tools/benchmark.sh [filters|request_filters|simulator] [args]
-# filters (P1, the default): our group filter + weigher vs nova's.
+#   tools/benchmark.sh [all|filters|request_filters|simulator] [args]
+# all (the default): P1, P2 and P3 in turn; --quick shortens P1 and P3.
+# filters (P1): our group filter + weigher vs nova's.
 # request_filters (P2): request-filter cost and real-Placement candidates.
-# simulator (P3): placements/s at 5,000 hosts; fake vs real Placement.
+# simulator (P3): placements/s at 5,000 hosts (fast engine, then the
+#   default one); fake vs real Placement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/venv.sh

@@ -14,6 +14,7 @@ Single-provider candidates only: no nested or sharing providers.
 
 import collections
 import copy
+import dataclasses
 import re
 import typing
 import uuid as uuidlib
@@ -35,16 +36,39 @@ _INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': None,
                        'step_size': 1, 'allocation_ratio': 1.0}
 
 
-class _Error(Exception):
+class APIError(Exception):
+    """What the fake answers instead of a 2xx: status and detail."""
+
     def __init__(self, status: int, detail: str) -> None:
         self.status = status
         self.detail = detail
         super().__init__(detail)
 
 
-def _v(text: str) -> typing.Tuple[int, int]:
+def parse_version(text: str) -> typing.Tuple[int, int]:
+    """"1.36" -> (1, 36)."""
     major, minor = text.split('.')
     return int(major), int(minor)
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidateQuery:
+    """A validated ``GET /allocation_candidates`` query.
+
+    :param resources: resource class -> amount.
+    :param required: traits the provider must have.
+    :param forbidden: traits it must not have.
+    :param member_in: aggregate sets; the provider must be in one of each.
+    :param member_out: aggregates it must be in none of.
+    :param limit: at most this many candidates (None: all).
+    """
+
+    resources: typing.Mapping[str, int]
+    required: typing.FrozenSet[str]
+    forbidden: typing.FrozenSet[str]
+    member_in: typing.Tuple[typing.FrozenSet[str], ...]
+    member_out: typing.FrozenSet[str]
+    limit: typing.Optional[int]
 
 
 class _Provider:
@@ -81,7 +105,7 @@ class FakePlacement:
     """
 
     def __init__(self, max_version: str = '%d.%d' % MAX_VERSION) -> None:
-        self.max_version = _v(max_version)
+        self.max_version = parse_version(max_version)
         self.providers: typing.Dict[str, _Provider] = {}
         self.custom_traits: typing.Set[str] = set()
         # consumer -> {'allocations': {rp: {rc: n}}, project_id, user_id,
@@ -140,10 +164,10 @@ class FakePlacement:
                     status, body = handler(req, version, **match.groupdict())
                     return self._respond(status, body, version)
             if allowed:
-                raise _Error(405, 'The method specified is not allowed for '
-                             'this resource.')
-            raise _Error(404, 'The resource could not be found.')
-        except _Error as err:
+                raise APIError(405, 'The method specified is not allowed for '
+                               'this resource.')
+            raise APIError(404, 'The resource could not be found.')
+        except APIError as err:
             return self._respond(err.status, {'errors': [{
                 'status': err.status, 'title': webob.exc.status_map[
                     err.status].title, 'detail': err.detail,
@@ -164,13 +188,13 @@ class FakePlacement:
             return MIN_VERSION
         match = _VERSION_RE.match(raw.strip())
         if not match:
-            raise _Error(400, f'invalid version string: {raw}')
+            raise APIError(400, f'invalid version string: {raw}')
         if match.group(1).lower() == 'latest':
             return self.max_version
-        version = _v(match.group(1))
+        version = parse_version(match.group(1))
         if not MIN_VERSION <= version <= self.max_version:
-            raise _Error(406, 'Unacceptable version header: %s' %
-                         match.group(1))
+            raise APIError(406, 'Unacceptable version header: %s' %
+                           match.group(1))
         return version
 
     @staticmethod
@@ -178,19 +202,19 @@ class FakePlacement:
         try:
             return jsonutils.loads(req.body or b'null')
         except ValueError:
-            raise _Error(400, 'Malformed JSON')
+            raise APIError(400, 'Malformed JSON')
 
     def _provider(self, uuid: str) -> _Provider:
         provider = self.providers.get(uuid)
         if provider is None:
-            raise _Error(404, f'No resource provider with uuid {uuid} '
-                         'found')
+            raise APIError(404, f'No resource provider with uuid {uuid} '
+                           'found')
         return provider
 
     @staticmethod
     def _generation(provider: _Provider, body: dict) -> None:
         if body.get('resource_provider_generation') != provider.generation:
-            raise _Error(409, 'resource provider generation conflict')
+            raise APIError(409, 'resource provider generation conflict')
         provider.generation += 1
 
     # -- handlers --------------------------------------------------------
@@ -205,12 +229,12 @@ class FakePlacement:
         body = self._body(req)
         if not isinstance(body, dict) or not isinstance(
                 body.get('name'), str) or not body['name']:
-            raise _Error(400, "'name' is a required property")
+            raise APIError(400, "'name' is a required property")
         uuid = body.get('uuid') or str(uuidlib.uuid4())
         if uuid in self.providers or any(
                 p.name == body['name'] for p in self.providers.values()):
-            raise _Error(409, 'Conflicting resource provider name: '
-                         f'{body["name"]} already exists.')
+            raise APIError(409, 'Conflicting resource provider name: '
+                           f'{body["name"]} already exists.')
         provider = self.providers[uuid] = _Provider(uuid, body['name'])
         if version >= (1, 20):
             return 200, provider.body(req.script_name)
@@ -219,8 +243,8 @@ class FakePlacement:
     def list_providers(self, req, version):
         unknown = set(req.GET) - {'member_of', 'name', 'uuid'}
         if unknown:
-            raise _Error(400, 'Invalid query string parameters: '
-                         f'{", ".join(sorted(unknown))}')
+            raise APIError(400, 'Invalid query string parameters: '
+                           f'{", ".join(sorted(unknown))}')
         member_in, member_out = _parse_member_of(
             req.GET.getall('member_of'), version)
         name, uuid = req.GET.get('name'), req.GET.get('uuid')
@@ -247,12 +271,12 @@ class FakePlacement:
         body = self._body(req)
         if not isinstance(body, dict) or not isinstance(
                 body.get('inventories'), dict):
-            raise _Error(400, "'inventories' is a required property")
+            raise APIError(400, "'inventories' is a required property")
         inventories = {}
         for rc, data in body['inventories'].items():
             if not _RC_RE.match(rc) or not isinstance(data, dict) \
                     or not isinstance(data.get('total'), int):
-                raise _Error(400, f'Invalid inventory for {rc}')
+                raise APIError(400, f'Invalid inventory for {rc}')
             inv = dict(_INVENTORY_DEFAULTS, **data)
             if inv['max_unit'] is None:
                 inv['max_unit'] = inv['total']
@@ -260,8 +284,8 @@ class FakePlacement:
         used = self._used(uuid)
         for rc in used:
             if rc not in inventories:
-                raise _Error(409, f'Inventory for {rc} on resource provider '
-                             f'{uuid} in use.')
+                raise APIError(409, f'Inventory for {rc} on resource provider '
+                               f'{uuid} in use.')
         self._generation(provider, body)
         provider.inventories = inventories
         return 200, {'resource_provider_generation': provider.generation,
@@ -284,7 +308,7 @@ class FakePlacement:
 
     def get_aggregates(self, req, version, uuid):
         if version < (1, 1):
-            raise _Error(404, 'The resource could not be found.')
+            raise APIError(404, 'The resource could not be found.')
         provider = self._provider(uuid)
         body = {'aggregates': sorted(provider.aggregates)}
         if version >= (1, 19):
@@ -293,19 +317,19 @@ class FakePlacement:
 
     def put_aggregates(self, req, version, uuid):
         if version < (1, 1):
-            raise _Error(404, 'The resource could not be found.')
+            raise APIError(404, 'The resource could not be found.')
         provider = self._provider(uuid)
         body = self._body(req)
         if version >= (1, 19):
             if not isinstance(body, dict):
-                raise _Error(400, "'aggregates' is a required property")
+                raise APIError(400, "'aggregates' is a required property")
             self._generation(provider, body)
             aggregates = body.get('aggregates')
         else:
             aggregates = body
         if not isinstance(aggregates, list) or not all(
                 _is_uuid(a) for a in aggregates):
-            raise _Error(400, 'aggregates must be a list of uuids')
+            raise APIError(400, 'aggregates must be a list of uuids')
         provider.aggregates = set(aggregates)
         return self.get_aggregates(req, version, uuid)
 
@@ -314,12 +338,12 @@ class FakePlacement:
 
     def put_trait(self, req, version, name):
         if version < (1, 6):
-            raise _Error(404, 'The resource could not be found.')
+            raise APIError(404, 'The resource could not be found.')
         if not _CUSTOM_RE.match(name):
-            raise _Error(400, "The trait is invalid. A valid trait must be "
-                         "no longer than 255 characters, start with the "
-                         "prefix \"CUSTOM_\" and use following characters: "
-                         "\"A\"-\"Z\", \"0\"-\"9\" and \"_\"")
+            raise APIError(400, "The trait is invalid. A valid trait must be "
+                           "no longer than 255 characters, start with the "
+                           "prefix \"CUSTOM_\" and use following characters: "
+                           "\"A\"-\"Z\", \"0\"-\"9\" and \"_\"")
         if name in self.custom_traits:
             return 204, None
         self.custom_traits.add(name)
@@ -332,72 +356,97 @@ class FakePlacement:
 
     def put_traits(self, req, version, uuid):
         if version < (1, 6):
-            raise _Error(404, 'The resource could not be found.')
+            raise APIError(404, 'The resource could not be found.')
         provider = self._provider(uuid)
         body = self._body(req)
         traits = body.get('traits') if isinstance(body, dict) else None
         if not isinstance(traits, list):
-            raise _Error(400, "'traits' is a required property")
+            raise APIError(400, "'traits' is a required property")
         unknown = sorted(t for t in traits if not self._known_trait(t))
         if unknown:
-            raise _Error(400, 'No such trait(s): %s' % ', '.join(unknown))
+            raise APIError(400, 'No such trait(s): %s' % ', '.join(unknown))
         self._generation(provider, body)
         provider.traits = set(traits)
         return self.get_traits(req, version, uuid)
 
     # -- allocation candidates -------------------------------------------
 
-    def allocation_candidates(self, req, version):
-        if version < (1, 10):
-            raise _Error(404, 'The resource could not be found.')
+    def parse_candidate_query(self, params, version
+                              ) -> 'CandidateQuery':
+        """Validate ``GET /allocation_candidates`` parameters.
+
+        :param params: the query string as a multidict (``getall``).
+        :param version: the request's microversion.
+        :raises APIError: 400 naming the bad parameter, as Placement does.
+        """
         known = {'resources': (1, 10), 'limit': (1, 16),
                  'required': (1, 17), 'member_of': (1, 21),
                  'root_required': (1, 35)}
-        for key in req.GET:
+        for key in params:
             if key not in known or version < known[key]:
-                raise _Error(400, 'Invalid query string parameters: '
-                             f"Additional properties are not allowed "
-                             f"('{key}' was unexpected)")
-        if len(req.GET.getall('resources')) != 1:
-            raise _Error(400, "Invalid query string parameters: "
-                         "'resources' is a required property")
-        resources = _parse_resources(req.GET['resources'])
-        required, forbidden = self._parse_traits(req.GET.getall('required'),
+                raise APIError(400, 'Invalid query string parameters: '
+                               f"Additional properties are not allowed "
+                               f"('{key}' was unexpected)")
+        if len(params.getall('resources')) != 1:
+            raise APIError(400, "Invalid query string parameters: "
+                           "'resources' is a required property")
+        resources = _parse_resources(params.getall('resources')[0])
+        required, forbidden = self._parse_traits(params.getall('required'),
                                                  version)
         # Every provider is its own root here: root traits are its traits.
         root_in, root_out = self._parse_traits(
-            req.GET.getall('root_required'), version)
+            params.getall('root_required'), version)
         required |= root_in
         forbidden |= root_out
         member_in, member_out = _parse_member_of(
-            req.GET.getall('member_of'), version)
+            params.getall('member_of'), version)
         limit = None
-        if 'limit' in req.GET:
-            if not req.GET['limit'].isdigit() or int(req.GET['limit']) < 1:
-                raise _Error(400, 'Invalid query string parameters: '
-                             "Failed validating 'pattern' in "
-                             "schema['properties']['limit']")
-            limit = int(req.GET['limit'])
-        found = []
-        for provider in self.providers.values():
-            if not self._fits(provider, resources):
-                continue
-            if not required <= provider.traits or forbidden & provider.traits:
-                continue
-            if any(not (any_of & provider.aggregates)
-                   for any_of in member_in):
-                continue
-            if member_out & provider.aggregates:
-                continue
-            found.append(provider)
+        if params.getall('limit'):
+            raw = params.getall('limit')[-1]
+            if not raw.isdigit() or int(raw) < 1:
+                raise APIError(400, 'Invalid query string parameters: '
+                               "Failed validating 'pattern' in "
+                               "schema['properties']['limit']")
+            limit = int(raw)
+        return CandidateQuery(resources, frozenset(required),
+                              frozenset(forbidden),
+                              tuple(frozenset(m) for m in member_in),
+                              frozenset(member_out), limit)
+
+    @staticmethod
+    def matches(provider: _Provider, query: 'CandidateQuery') -> bool:
+        """Traits and ``member_of``: what does not change with usage."""
+        return (query.required <= provider.traits
+                and not query.forbidden & provider.traits
+                and all(any_of & provider.aggregates
+                        for any_of in query.member_in)
+                and not query.member_out & provider.aggregates)
+
+    def fits(self, provider: _Provider,
+             resources: typing.Mapping[str, int]) -> bool:
+        """Does ``resources`` fit on ``provider`` with today's usage?"""
+        used = self._used(provider.uuid)
+        return all(_fits_one(provider, rc, amount, used.get(rc, 0))
+                   for rc, amount in resources.items())
+
+    def candidates(self, query: 'CandidateQuery') -> typing.List[_Provider]:
+        """The providers ``GET /allocation_candidates`` lists, in order."""
+        found = [p for p in self.providers.values()
+                 if self.matches(p, query) and self.fits(p, query.resources)]
         found.sort(key=lambda p: p.uuid)
-        if limit is not None:
-            found = found[:limit]
+        if query.limit is not None:
+            found = found[:query.limit]
+        return found
+
+    def allocation_candidates(self, req, version):
+        if version < (1, 10):
+            raise APIError(404, 'The resource could not be found.')
+        query = self.parse_candidate_query(req.GET, version)
         requests = []
         summaries = {}
-        for provider in found:
+        for provider in self.candidates(query):
             alloc = {'allocations': {provider.uuid: {
-                'resources': dict(resources)}}}
+                'resources': dict(query.resources)}}}
             if version >= (1, 34):
                 alloc['mappings'] = {'': [provider.uuid]}
             requests.append(alloc)
@@ -422,20 +471,15 @@ class FakePlacement:
                 target = required
                 if name.startswith('!'):
                     if version < (1, 22):
-                        raise _Error(400, 'Invalid query string parameters: '
-                                     f"Expected 'required' parameter value "
-                                     f"of the form: HW_CPU_X86_VMX,CUSTOM_"
-                                     f"MAGIC. Got: {value}")
+                        raise APIError(400, 'Invalid query string parameters: '
+                                       f"Expected 'required' parameter value "
+                                       f"of the form: HW_CPU_X86_VMX,CUSTOM_"
+                                       f"MAGIC. Got: {value}")
                     name, target = name[1:], forbidden
                 if not self._known_trait(name):
-                    raise _Error(400, f"No such trait(s): {name}")
+                    raise APIError(400, f"No such trait(s): {name}")
                 target.add(name)
         return required, forbidden
-
-    def _fits(self, provider, resources) -> bool:
-        used = self._used(provider.uuid)
-        return all(_fits_one(provider, rc, amount, used.get(rc, 0))
-                   for rc, amount in resources.items())
 
     # -- allocations -----------------------------------------------------
 
@@ -458,14 +502,14 @@ class FakePlacement:
 
     def put_allocations(self, req, version, consumer):
         if not _is_uuid(consumer):
-            raise _Error(400, f'Malformed consumer_uuid: {consumer}')
+            raise APIError(400, f'Malformed consumer_uuid: {consumer}')
         if version < (1, 12):
-            raise _Error(400, 'fake Placement supports allocations from '
-                         'microversion 1.12')
+            raise APIError(400, 'fake Placement supports allocations from '
+                           'microversion 1.12')
         body = self._body(req)
         if not isinstance(body, dict) or not isinstance(
                 body.get('allocations'), dict):
-            raise _Error(400, "'allocations' is a required property")
+            raise APIError(400, "'allocations' is a required property")
         needed = ['project_id', 'user_id']
         if version >= (1, 28):
             needed.append('consumer_generation')
@@ -473,21 +517,52 @@ class FakePlacement:
             needed.append('consumer_type')
         for key in needed:
             if key not in body:
-                raise _Error(400, f"'{key}' is a required property")
+                raise APIError(400, f"'{key}' is a required property")
         current = self.consumers.get(consumer)
         if version >= (1, 28):
             expected = current['consumer_generation'] if current else None
             if body['consumer_generation'] != expected:
-                raise _Error(409, 'consumer generation conflict')
+                raise APIError(409, 'consumer generation conflict')
         allocations: typing.Dict[str, typing.Dict[str, int]] = {}
         for rp, data in body['allocations'].items():
             if rp not in self.providers:
-                raise _Error(400, f'Allocation for resource provider {rp} '
-                             'that does not exist.')
+                raise APIError(400, f'Allocation for resource provider {rp} '
+                               'that does not exist.')
             res = (data or {}).get('resources')
             if not isinstance(res, dict) or not res:
-                raise _Error(400, "'resources' is a required property")
+                raise APIError(400, "'resources' is a required property")
             allocations[rp] = dict(res)
+        self._write(consumer, allocations, body['project_id'],
+                    body['user_id'], body.get('consumer_type', 'INSTANCE'))
+        return 204, None
+
+    def claim(self, consumer: str,
+              allocations: typing.Mapping[str, typing.Mapping[str, int]],
+              project_id: str, user_id: str) -> bool:
+        """What ``PUT /allocations/{consumer}`` does for a new consumer,
+        in-process: False where Placement answers 409.
+
+        :param consumer: the instance uuid; it must hold no allocations.
+        :param allocations: provider uuid -> resource class -> amount.
+        :param project_id: the consumer's project.
+        :param user_id: the consumer's user.
+        """
+        if consumer in self.consumers:
+            return False   # Placement: consumer generation conflict
+        try:
+            self._write(consumer, {rp: dict(res) for rp, res in
+                                   allocations.items()},
+                        project_id, user_id, 'INSTANCE')
+        except APIError as err:
+            if err.status == 409:
+                return False
+            raise
+        return True
+
+    def _write(self, consumer, allocations, project_id, user_id,
+               consumer_type) -> None:
+        """Replace the consumer's allocations if they fit (else 409)."""
+        current = self.consumers.get(consumer)
         # check capacity without the consumer's current allocations
         mine = current['allocations'] if current else {}
         for rp, res in allocations.items():
@@ -496,11 +571,11 @@ class FakePlacement:
             for rc, amount in res.items():
                 used_by_others = used[rc] - mine.get(rp, {}).get(rc, 0)
                 if not _fits_one(provider, rc, amount, used_by_others):
-                    raise _Error(409, f'Unable to allocate inventory: '
-                                 f'Unable to create allocation for '
-                                 f"'{rc}' on resource provider '{rp}'. "
-                                 'The requested amount would exceed the '
-                                 'capacity.')
+                    raise APIError(409, f'Unable to allocate inventory: '
+                                   f'Unable to create allocation for '
+                                   f"'{rc}' on resource provider '{rp}'. "
+                                   'The requested amount would exceed the '
+                                   'capacity.')
         touched = set(allocations) | set(mine)
         self._account(mine, -1)
         self._account(allocations, +1)
@@ -509,20 +584,19 @@ class FakePlacement:
         else:
             self.consumers[consumer] = {
                 'allocations': allocations,
-                'project_id': body['project_id'],
-                'user_id': body['user_id'],
+                'project_id': project_id,
+                'user_id': user_id,
                 'consumer_generation': (current['consumer_generation'] + 1
                                         if current else 1),
-                'consumer_type': body.get('consumer_type', 'INSTANCE')}
+                'consumer_type': consumer_type}
         for rp in touched:
             self.providers[rp].generation += 1
-        return 204, None
 
     def delete_allocations(self, req, version, consumer):
         # Placement does not bump provider generations on delete.
         current = self.consumers.pop(consumer, None)
         if current is None:
-            raise _Error(404, f'No allocations for consumer \'{consumer}\'')
+            raise APIError(404, f'No allocations for consumer \'{consumer}\'')
         self._account(current['allocations'], -1)
         return 204, None
 
@@ -551,15 +625,15 @@ def _parse_resources(text: str) -> typing.Dict[str, int]:
     for part in text.split(','):
         rc, _, amount = part.partition(':')
         if not _RC_RE.match(rc) or not amount.isdigit():
-            raise _Error(400, 'Badly formed resources parameter. Expected '
-                         'resources query string parameter in form: '
-                         f'?resources=VCPU:2,MEMORY_MB:1024. Got: {text}.')
+            raise APIError(400, 'Badly formed resources parameter. Expected '
+                           'resources query string parameter in form: '
+                           f'?resources=VCPU:2,MEMORY_MB:1024. Got: {text}.')
         if rc in resources:
-            raise _Error(400, 'Badly formed resources parameter: resource '
-                         f'class {rc} appears more than once')
+            raise APIError(400, 'Badly formed resources parameter: resource '
+                           f'class {rc} appears more than once')
         if int(amount) < 1:
-            raise _Error(400, 'Invalid query string parameters: Requested '
-                         f'resource {rc} expected positive integer amount.')
+            raise APIError(400, 'Invalid query string parameters: Requested '
+                           f'resource {rc} expected positive integer amount.')
         resources[rc] = int(amount)
     return resources
 
@@ -567,23 +641,23 @@ def _parse_resources(text: str) -> typing.Dict[str, int]:
 def _parse_member_of(values, version):
     """-> (list of any-of sets that must each match, forbidden set)."""
     if len(values) > 1 and version < (1, 24):
-        raise _Error(400, 'Multiple member_of parameters are not supported '
-                     'before microversion 1.24')
+        raise APIError(400, 'Multiple member_of parameters are not supported '
+                       'before microversion 1.24')
     member_in: typing.List[typing.Set[str]] = []
     member_out: typing.Set[str] = set()
     for value in values:
         negate = value.startswith('!')
         if negate:
             if version < (1, 32):
-                raise _Error(400, 'Forbidden member_of parameters are not '
-                             'supported in the specified microversion')
+                raise APIError(400, 'Forbidden member_of parameters are not '
+                               'supported in the specified microversion')
             value = value[1:]
         listed = value.startswith('in:')
         uuids = (value[3:] if listed else value).split(',')
         if (not listed and len(uuids) > 1) or not all(
                 _is_uuid(u) for u in uuids):
-            raise _Error(400, 'Expected \'member_of\' parameter to contain '
-                         'valid UUID(s). Got: %s' % value)
+            raise APIError(400, 'Expected \'member_of\' parameter to contain '
+                           'valid UUID(s). Got: %s' % value)
         if negate:
             member_out.update(uuids)
         else:

@@ -231,14 +231,17 @@ class Simulation:
                             if s != 'host' and topology.domains_of(s, host)}})
         return len(chosen)
 
-    def _query(self, spec) -> typing.List[host_manager.HostState]:
-        """Request filters, then nova's query to Placement."""
+    def _querystring(self, spec) -> str:
+        """Our request filters edit the spec; nova builds the query."""
         for request_filter in self.request_filters:
             request_filter(self.ctxt, spec)
-        resources = nova_utils.resources_from_request_spec(
-            self.ctxt, spec, None)
+        return nova_utils.resources_from_request_spec(
+            self.ctxt, spec, None).to_querystring()
+
+    def _query(self, spec) -> typing.List[host_manager.HostState]:
+        """The candidates of ``GET /allocation_candidates``."""
         data = self.placement.request(
-            'GET', f'/allocation_candidates?{resources.to_querystring()}',
+            'GET', f'/allocation_candidates?{self._querystring(spec)}',
             version=QUERY_VERSION).json()
         return self._host_states(data)
 
@@ -257,17 +260,22 @@ class Simulation:
         states = []
         for alloc in data['allocation_requests']:
             (rp,) = alloc['allocations']
-            name = self.host_by_uuid[rp]
-            host_state = self.host_states.get(name)
-            if host_state is None:
-                host_state = host_manager.HostState(name, name, None)
-                host_state.uuid = rp
-                host_state.aggregates = self._nova_aggs.get(name, [])
-                self.host_states[name] = host_state
+            host_state = self._host_state(self.host_by_uuid[rp], rp)
             host_state.allocation_candidates = [alloc]
             states.append(host_state)
         order = self._order
         return sorted(states, key=lambda h: order[h.host])
+
+    def _host_state(self, name: str, uuid: str) -> host_manager.HostState:
+        """The host's HostState, made once, as nova's HostManager keeps
+        them: name, provider uuid and nova aggregates (with metadata)."""
+        host_state = self.host_states.get(name)
+        if host_state is None:
+            host_state = host_manager.HostState(name, name, None)
+            host_state.uuid = uuid
+            host_state.aggregates = self._nova_aggs.get(name, [])
+            self.host_states[name] = host_state
+        return host_state
 
     def _sorted_hosts(self, spec, candidates, index):
         filtered = self.filter_handler.get_filtered_objects(

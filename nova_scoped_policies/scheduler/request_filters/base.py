@@ -59,6 +59,20 @@ def destination(request_spec):
     return request_spec.requested_destination
 
 
+def forbid_aggregates(request_spec,
+                      uuids: typing.Iterable[str]) -> None:
+    """Add ``uuids`` to the spec's ``member_of=!in:`` aggregates.
+
+    What nova's ``Destination.append_forbidden_aggregates`` does, with one
+    assignment: nova's ``|=`` on the field validates every uuid twice, a
+    quarter of a millisecond per request for 500 aggregates.
+    """
+    dest = destination(request_spec)
+    current = (dest.forbidden_aggregates
+               if 'forbidden_aggregates' in dest else None)
+    dest.forbidden_aggregates = set(current or ()) | set(uuids)
+
+
 def too_many(name: str, what: str, uuids: typing.Collection[str]) -> bool:
     """True (and a log line) when ``uuids`` exceed max_query_aggregates."""
     limit = CONF[sched_conf.GROUP_NAME].max_query_aggregates

@@ -31,8 +31,7 @@ class ForbiddenAggregatesFilter(base.RequestFilter):
         forbidden = index.forbidden(requested)
         if forbidden and not base.too_many(self.name, 'forbidden traits',
                                            forbidden):
-            base.destination(request_spec).append_forbidden_aggregates(
-                forbidden)
+            base.forbid_aggregates(request_spec, forbidden)
             LOG.debug('%(name)s added member_of=!in:%(aggs)s (request '
                       'requires %(traits)s)',
                       {'name': self.name, 'aggs': ','.join(forbidden),

@@ -34,8 +34,8 @@ class ScopedPolicyQueryFilter(base.RequestFilter):
             dest.require_aggregates(sorted(domains))
         if found.forbidden and not base.too_many(
                 self.name, 'forbidden domains', found.forbidden):
-            dest = dest or base.destination(request_spec)
-            dest.append_forbidden_aggregates(found.forbidden)
+            base.forbid_aggregates(request_spec, found.forbidden)
+            dest = base.destination(request_spec)
         if dest is not None:
             LOG.debug('%(name)s added to the Placement query: %(why)s',
                       {'name': self.name, 'why': '; '.join(found.why)})

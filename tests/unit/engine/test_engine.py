@@ -272,12 +272,12 @@ def test_verdicts_for_tools():
 
 def test_counts_built_once_per_scope():
     calls = []
-    real = topo.Topology.domains_of
+    real = topo.Topology.index
 
     class Counting(topo.Topology):
-        def domains_of(self, scope, host):
-            calls.append(host)
-            return real(self, scope, host)
+        def index(self, scope):
+            calls.append(scope)
+            return real(self, scope)
 
     base = topology()
     counting = Counting([base.scope('rack')],
@@ -289,5 +289,22 @@ def test_counts_built_once_per_scope():
     for host in HOSTS * 50:
         ev.reasons(host)
         ev.weight(host, 'soft-anti-affinity')
-    # One pass over the members; hosts use the prebuilt index.
-    assert len(calls) == 100
+    # One count of the members per scope, and one index per policy: hosts
+    # use what was prepared, however many there are.
+    assert calls == ['rack'] * len(calls) and len(calls) <= 3
+    assert ev.context.counts('rack') == {'rack-1': 34, 'rack-2': 34,
+                                         'rack-3': 32}
+
+
+@pytest.mark.parametrize('placed, in_flight, scope, expected', [
+    (('h1', 'h2', 'h3'), (), 'rack', {'rack-1': 2, 'rack-2': 1}),
+    # a member on a host in two racks counts in both; in none, nowhere
+    (('h8', 'h7', 'h5'), (), 'rack', {'rack-3': 2, 'rack-4': 1}),
+    (('h1',), ('h8', 'h1'), 'rack', {'rack-1': 2, 'rack-3': 1, 'rack-4': 1}),
+    (('h1', 'h1', 'h7'), ('h7',), 'host', {'h1': 2, 'h7': 2}),
+    (('h1',), (), 'switch', {}),          # a scope that is not defined
+])
+def test_counts_per_domain(placed, in_flight, scope, expected):
+    evaluation = evaluate({'policies': ['soft-anti-affinity:host']},
+                          members(*placed), in_flight)
+    assert dict(evaluation.context.counts(scope)) == expected

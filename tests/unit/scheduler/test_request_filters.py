@@ -138,3 +138,17 @@ def test_forbidden_aggregates_from_the_cache(install, conf):
         is_bfv=False, instance_group=None)
     assert ForbiddenAggregatesFilter()(None, spec) is True
     assert 'requested_destination' not in spec
+
+
+@pytest.mark.parametrize('before, added, expected', [
+    (None, ['a', 'b'], {'a', 'b'}),          # no Destination yet
+    (set(), ['a'], {'a'}),
+    ({'a', 'c'}, ['b', 'a'], {'a', 'b', 'c'}),  # what nova's append does
+])
+def test_forbid_aggregates_adds_to_what_is_there(before, added, expected):
+    spec = objects.RequestSpec()
+    if before is not None:
+        spec.requested_destination = objects.Destination(
+            forbidden_aggregates=before)
+    request_filters.base.forbid_aggregates(spec, added)
+    assert spec.requested_destination.forbidden_aggregates == expected

@@ -1,0 +1,263 @@
+"""``simulate --engine fast`` decides exactly as the default engine.
+
+Every example and a table of seeded random scenarios run through both
+engines; the reports (placements, failures with every host's reasons,
+audit) must be identical. The random scenarios mix what could make hosts of
+one class differ: hosts in several or no domains of a scope, weight
+multipliers in aggregate metadata, traits and forbidden aggregates,
+targeted domains, capacity running out in the middle of multi-instance
+boots, boots without a group (Placement's ``limit``), deletes, membership
+changes and policy updates.
+"""
+
+import glob
+import json
+import os
+import random
+import uuid
+
+import pytest
+
+from nova_scoped_policies import policy
+from nova_scoped_policies.cmd import main as cli
+from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.placement import fake
+from nova_scoped_policies.policy import parser
+from nova_scoped_policies.simulator import embedded
+from nova_scoped_policies.simulator import fast
+from nova_scoped_policies.simulator import runner
+from nova_scoped_policies.simulator import scenario as sc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, 'examples', '*.yaml')))
+ZONE_NS = '6f72348f-df5d-4e0f-a043-4be92996dbfe'
+LICENSED = 'CUSTOM_WINDOWS_LICENSED'
+SIZES = [{'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10},
+         {'VCPU': 4, 'MEMORY_MB': 8192, 'DISK_GB': 40},
+         {'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 100}]
+HARD = ['anti-affinity:host', 'anti-affinity:rack', 'affinity:rack',
+        'affinity:row', 'anti-affinity:zone', 'affinity:host']
+SOFT = ['soft-affinity:host', 'soft-anti-affinity:host',
+        'soft-affinity:rack', 'soft-anti-affinity:rack',
+        'soft-affinity:zone', 'soft-anti-affinity:row']
+
+
+def run(scenario: sc.Scenario, engine: str) -> dict:
+    if engine == 'fast':
+        report = fast.FastSimulation(scenario, fake.FakePlacement()).run()
+    else:
+        placement = embedded.EmbeddedPlacement()
+        try:
+            report = runner.Simulation(scenario, placement.start()).run()
+        finally:
+            placement.stop()
+    report['stats'].pop('seconds')
+    return report
+
+
+def _document(rng: random.Random, zone_id: str) -> dict:
+    """A valid policy document (contradictions are drawn again)."""
+    while True:
+        document = _draw_document(rng, zone_id)
+        try:
+            parser.parse_document(document)
+        except policy.PolicyError:
+            continue
+        return document
+
+
+def _draw_document(rng: random.Random, zone_id: str) -> dict:
+    if rng.random() < 0.15:
+        return {'llmn': {'level1': rng.choice(['rack', 'row']),
+                         'level2': 'host', 'n': 2},
+                'rules': {'size': rng.randint(3, 6)}}
+    policies = []
+    if rng.random() < 0.8:
+        policies.append(rng.choice(HARD))
+    if rng.random() < 0.15:
+        policies.append(f'affinity:zone:{zone_id}')
+    policies += rng.sample(SOFT, rng.randint(0, 2))
+    policies = list(dict.fromkeys(policies)) or ['soft-anti-affinity:host']
+    rules = {}
+    if rng.random() < 0.4:
+        rules['max_server_per_rack'] = rng.randint(1, 3)
+    if rng.random() < 0.2:
+        rules['max_server_per_host'] = 2
+    if rng.random() < 0.15:
+        rules['min_domains_rack'] = 2
+        rules['size'] = rng.randint(3, 5)
+    # rules only for the scopes the policies use
+    used = {p.split(':')[1] for p in policies if p.startswith('anti')}
+    for key in [k for k in rules if k.startswith('max_server_per_')]:
+        if key[len('max_server_per_'):] not in used:
+            del rules[key]
+    if 'min_domains_rack' not in rules:
+        rules.pop('size', None)
+    return {'policies': policies, 'rules': rules} if rules else \
+        {'policies': policies}
+
+
+def random_scenario(seed: int) -> sc.Scenario:
+    rng = random.Random(seed)
+    hosts = [f'h{i}' for i in range(1, rng.randint(6, 24) + 1)]
+    licensed = set(rng.sample(hosts, 2))
+    data: dict = {
+        'scopes': {'rack': {}, 'row': {},
+                   'zone': {'allow_identifiers': True,
+                            'obfuscate_identifiers': rng.random() < 0.5,
+                            'namespace': ZONE_NS}},
+        'hosts': [{'name': h, 'resources': dict(rng.choice([
+            {'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 200},
+            {'VCPU': 16, 'MEMORY_MB': 32768, 'DISK_GB': 400},
+            {'VCPU': 32, 'MEMORY_MB': 65536, 'DISK_GB': 1000}])),
+            'traits': [LICENSED] if h in licensed else []} for h in hosts],
+        'aggregates': [], 'groups': [], 'requests': [],
+        'config': {
+            'enable_scoped_policy_query_filter': rng.random() < 0.6,
+            'enable_forbidden_aggregates_filter': rng.random() < 0.6,
+            'soft_affinity_weight_multiplier': rng.choice([0.0, 1.0, 2.5]),
+            'soft_anti_affinity_weight_multiplier': rng.choice([1.0, 3.0]),
+        },
+    }
+    aggs = data['aggregates']
+    racks = rng.randint(2, 5)
+    for k in range(racks):
+        members = [h for i, h in enumerate(hosts) if i % racks == k]
+        # some hosts in no rack, one sometimes in two
+        members = [h for h in members if rng.random() > 0.1]
+        if rng.random() < 0.2:
+            members.append(rng.choice(hosts))
+        aggs.append({'name': f'rack-{k}', 'scope': 'rack',
+                     'hosts': sorted(set(members))})
+    half = len(hosts) // 2
+    aggs.append({'name': 'row-a', 'scope': 'row', 'hosts': hosts[:half]})
+    aggs.append({'name': 'row-b', 'scope': 'row', 'hosts': hosts[half:]})
+    zone_uuid = str(uuid.UUID(int=rng.getrandbits(128)))
+    cut = rng.randint(2, len(hosts) - 2)
+    aggs.append({'name': 'zone-a', 'uuid': zone_uuid, 'scope': 'zone',
+                 'hosts': hosts[:cut]})
+    aggs.append({'name': 'zone-b', 'scope': 'zone', 'hosts': hosts[cut:]})
+    aggs.append({'name': 'licensed', 'hosts': sorted(licensed),
+                 'metadata': {f'trait:{LICENSED}': 'required'}})
+    aggs.append({'name': 'heavy', 'hosts': rng.sample(hosts, 3),
+                 'metadata': {
+                     'scoped_soft_anti_affinity_weight_multiplier':
+                         str(rng.choice([0.5, 4.0])),
+                     'scoped_soft_affinity_weight_multiplier': '0.25'}})
+    project = 'tenant-a'
+    scopes = sc.parse({'scopes': data['scopes'], 'hosts': data['hosts'],
+                       'aggregates': aggs}).topology()
+    zone_id = scopes.identifier_for('zone', zone_uuid, project)
+    groups = [f'g{i}' for i in range(rng.randint(1, 3))]
+    for name in groups:
+        data['groups'].append(dict(name=name, project=project,
+                                   **_document(rng, zone_id)))
+    servers: list = []
+    for i in range(rng.randint(8, 18)):
+        roll = rng.random()
+        if roll < 0.12 and servers:
+            data['requests'].append({'delete': servers.pop(
+                rng.randrange(len(servers)))})
+        elif roll < 0.2 and servers:
+            data['requests'].append({rng.choice(
+                ['add_member', 'remove_member']): {
+                    'group': rng.choice(groups),
+                    'server': rng.choice(servers)}})
+        elif roll < 0.25:
+            data['requests'].append({'update_group': dict(
+                group=rng.choice(groups), **_document(rng, zone_id))})
+        else:
+            count = rng.randint(1, 3)
+            boot = {'name': f'b{i}', 'count': count,
+                    'flavor': {'resources': dict(rng.choice(SIZES))}}
+            if rng.random() < 0.85:
+                boot['group'] = rng.choice(groups)
+            if rng.random() < 0.15:
+                boot['image'] = {'properties': {
+                    f'trait:{LICENSED}': 'required'}}
+            data['requests'].append({'boot': boot})
+            servers += [f'b{i}-{k}' for k in range(1, count + 1)]
+    return sc.parse(data)
+
+
+@pytest.mark.parametrize('path', EXAMPLES,
+                         ids=[os.path.basename(p) for p in EXAMPLES])
+def test_examples(path):
+    scenario = sc.load(path)
+    assert run(scenario, 'fast') == run(scenario, 'nova')
+
+
+@pytest.mark.parametrize('seed', range(40))
+def test_random_scenarios(seed):
+    scenario = random_scenario(seed)
+    nova = run(scenario, 'nova')
+    assert run(scenario, 'fast') == nova
+
+
+def test_random_scenarios_exercise_what_matters():
+    """The table above covers failures, rejections and every request."""
+    seen = {'failed': 0, 'placed': 0, 'reasons': set()}
+    kinds = set()
+    for seed in range(40):
+        scenario = random_scenario(seed)
+        kinds.update(type(r).__name__ for _, r in scenario.requests)
+        report = run(scenario, 'nova')
+        seen['failed'] += len(report['failures'])
+        seen['placed'] += len(report['placements'])
+        for failure in report['failures']:
+            for reasons in failure['rejections'].values():
+                seen['reasons'].update(r.split(':')[0] for r in reasons)
+    assert kinds == {'Boot', 'Delete', 'Membership', 'UpdateGroup'}
+    assert seen['failed'] >= 10 and seen['placed'] >= 200
+    assert {'anti-affinity', 'affinity', 'placement'} <= seen['reasons']
+
+
+@pytest.mark.parametrize('name', ['database-cluster.yaml',
+                                  'licensed-windows.yaml'])
+def test_cli_engine_fast_prints_the_same_report(name, capsys):
+    path = os.path.join(ROOT, 'examples', name)
+    reports = []
+    for engine in ('nova', 'fast'):
+        assert cli.main(['simulate', path, '--format', 'json',
+                         '--engine', engine]) == 0
+        report = json.loads(capsys.readouterr().out)
+        report['stats'].pop('seconds')
+        reports.append(report)
+    assert reports[0] == reports[1]
+
+
+def test_cli_engine_fast_needs_the_embedded_placement(capsys):
+    assert cli.main(['simulate', EXAMPLES[0], '--engine', 'fast',
+                     '--placement-url', 'http://127.0.0.1:1/']) == 2
+    err = capsys.readouterr().err
+    assert '--engine fast' in err and '--placement-url' in err
+
+
+def test_in_process_client_speaks_the_fakes_api():
+    """Same handlers as over HTTP: bodies, microversions and errors."""
+    app = fake.FakePlacement()
+    client = embedded.InProcessClient(app)
+    rp = str(uuid.uuid4())
+    assert client.create_provider('h1', rp)['uuid'] == rp
+    assert client.max_version() == '%d.%d' % fake.MAX_VERSION
+    with pytest.raises(pc.PlacementError) as caught:
+        client.create_provider('h1', str(uuid.uuid4()))
+    assert caught.value.status == 409
+    assert 'Conflicting resource provider name: h1' in str(caught.value)
+
+
+def test_claim_is_put_allocations_in_process():
+    app = fake.FakePlacement()
+    client = embedded.InProcessClient(app)
+    rp = str(uuid.uuid4())
+    generation = client.create_provider('h1', rp)['generation']
+    client.set_inventory(rp, generation, {'VCPU': {'total': 4}})
+    first, second, third = (str(uuid.uuid4()) for _ in range(3))
+    assert app.claim(first, {rp: {'VCPU': 3}}, 'p', 'u')
+    assert not app.claim(second, {rp: {'VCPU': 2}}, 'p', 'u')   # 409
+    assert not app.claim(first, {rp: {'VCPU': 1}}, 'p', 'u')    # exists
+    assert app.claim(third, {rp: {'VCPU': 1}}, 'p', 'u')
+    assert client.get_allocations(first)['allocations'][rp][
+        'resources'] == {'VCPU': 3}
+    assert client.request('GET', f'/resource_providers/{rp}/usages').json()[
+        'usages'] == {'VCPU': 4}
