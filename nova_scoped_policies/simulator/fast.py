@@ -45,10 +45,14 @@ class _Class(typing.NamedTuple):
     :param hosts: names, in host-name order.
     :param provider: the fake's provider of the first host (traits and
         aggregates are the same for all).
+    :param metadata: the metadata of their aggregates (weight multipliers).
+    :param domains: scope -> their domains in it.
     """
 
     hosts: typing.Tuple[str, ...]
     provider: typing.Any
+    metadata: typing.FrozenSet[typing.Tuple[str, str]]
+    domains: typing.Mapping[str, typing.Tuple[str, ...]]
 
 
 class _Candidates:
@@ -78,6 +82,8 @@ class _Candidates:
         # class -> position of its first host that may still be a
         # candidate (hosts before it are not candidates of this boot)
         self._start: typing.Dict[int, int] = {}
+        self._firsts: typing.Optional[
+            typing.List[typing.Tuple[_Class, int]]] = None
 
     def candidate(self, host: str) -> bool:
         """Was ``host`` among the boot's candidates?"""
@@ -104,6 +110,14 @@ class _Candidates:
         self._start[id(cls)] = start
         return start
 
+    def firsts(self) -> typing.List[typing.Tuple[_Class, int]]:
+        """Every matching class with a candidate, and its first one."""
+        if self._firsts is None:
+            self._firsts = [(cls, at) for cls, at in
+                            ((c, self.first(c)) for c in self.classes)
+                            if at < len(cls.hosts)]
+        return self._firsts
+
     def next_member(self, cls: _Class, special: typing.AbstractSet[str],
                     position: int = 0) -> int:
         """Index in ``cls.hosts`` of the first candidate holding no member
@@ -123,6 +137,44 @@ class _Candidates:
                         if self.candidate(h)), key=self.sim._order.get)
         return (self.sim._host_state(h, self.sim.uuid_of[h])
                 for h in names)
+
+
+class _Likeness:
+    """Which classes one request cannot tell apart either.
+
+    The engine reads a host's domains only in the scopes the group's
+    document names, and there only whether a domain holds members (and how
+    many) or is the one a policy targets. So for this request a domain
+    without members and untargeted is as good as any other; classes whose
+    domains differ only in such domains, with the same aggregate metadata
+    (the weight multipliers), are alike.
+
+    :param evaluation: the request's evaluation (None: no policies).
+    """
+
+    def __init__(self, evaluation) -> None:
+        self.scopes: typing.List[str] = []
+        self.kept: typing.Dict[str, typing.Optional[typing.Set[str]]] = {}
+        if evaluation is None:
+            return
+        ctx = evaluation.context
+        document = ctx.request.document
+        targeted = {p.scope for p in document.policies
+                    if p.identifier is not None}
+        for scope in sorted(document.scopes - {'host'}):
+            self.scopes.append(scope)
+            # targeted scopes keep every domain
+            self.kept[scope] = (None if scope in targeted
+                                else set(ctx.counts(scope)))
+
+    def key(self, cls: _Class) -> tuple:
+        parts = [cls.metadata]
+        for scope in self.scopes:
+            domains = cls.domains.get(scope, ())
+            kept = self.kept[scope]
+            parts.append(domains if kept is None else tuple(
+                d if d in kept else '' for d in domains))
+        return tuple(parts)
 
 
 class FastSimulation(runner.Simulation):
@@ -153,9 +205,13 @@ class FastSimulation(runner.Simulation):
                    tuple(tuple(sorted(topology.domains_of(s, host)))
                          for s in scopes))
             groups[key].append(host)
-        for hosts in groups.values():
+        metadata = {a.uuid: a.metadata for a in self.scenario.aggregates}
+        for key, hosts in groups.items():
             cls = _Class(tuple(hosts),
-                         self.fake.providers[self.uuid_of[hosts[0]]])
+                         self.fake.providers[self.uuid_of[hosts[0]]],
+                         frozenset(item for agg in key[0]
+                                   for item in metadata[agg].items()),
+                         dict(zip(scopes, key[2])))
             self.classes.append(cls)
             for host in hosts:
                 self.class_of[host] = cls
@@ -177,21 +233,29 @@ class FastSimulation(runner.Simulation):
             special.update(evaluation.context.placed_hosts)
             if evaluation.context.current_host:
                 special.add(evaluation.context.current_host)
-        # one representative per class (its first candidate), and every
-        # candidate holding a member: (class or None, index in the class)
+        alike = _Likeness(evaluation)
+        # Classes alike for this request share one representative (the
+        # first of their first candidates); every candidate holding a
+        # member is its own. Each stands for streams of hosts, in name
+        # order: (class, index of its next candidate) or (None, host).
         order = self._order
-        stands_for: typing.Dict[str, typing.Tuple[
-            typing.Optional[_Class], int]] = {}
         crowded = {id(self.class_of[h]) for h in special
                    if h in self.class_of}
-        for cls in candidates.classes:
-            at = (candidates.next_member(cls, special) if id(cls) in crowded
-                  else candidates.first(cls))
-            if at < len(cls.hosts):
-                stands_for[cls.hosts[at]] = (cls, at)
+        merged: typing.Dict[tuple, typing.List[tuple]] = {}
+        for cls, at in candidates.firsts():
+            if id(cls) in crowded:
+                at = candidates.next_member(cls, special)
+                if at == len(cls.hosts):
+                    continue
+            merged.setdefault(alike.key(cls), []).append((cls, at))
+        stands_for: typing.Dict[str, typing.List[tuple]] = {}
+        for streams in merged.values():
+            first = min((cls.hosts[at] for cls, at in streams),
+                        key=order.get)
+            stands_for[first] = streams
         for host in special:
             if host in self.class_of and candidates.candidate(host):
-                stands_for[host] = (None, 0)
+                stands_for[host] = [(None, host)]
         representatives = [self._host_state(h, self.uuid_of[h])
                            for h in sorted(stands_for, key=order.get)]
         filtered = self.filter_handler.get_filtered_objects(
@@ -203,8 +267,11 @@ class FastSimulation(runner.Simulation):
         resources = dict(candidates.query.resources)
         for _, tier in itertools.groupby(weighed, key=lambda w: w.weight):
             # nova's sort is stable: equal weights keep host-name order
-            heap = [(order[w.obj.host], w.obj.host) + stands_for[w.obj.host]
-                    for w in tier]
+            heap = []
+            for w in tier:
+                for cls, at in stands_for[w.obj.host]:
+                    host = at if cls is None else cls.hosts[at]
+                    heap.append((order[host], host, cls, at))
             heapq.heapify(heap)
             while heap:
                 _, host, cls, at = heap[0]

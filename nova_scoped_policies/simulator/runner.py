@@ -1,5 +1,12 @@
 """Run a scenario through the code nova-scheduler runs.
 
+The scenario's groups live in an embedded policy store (SQLite, the policy
+service's schema and data layer): their policies are saved with real domain
+identifiers, ``add_member``, ``remove_member`` and ``update_group`` are the
+service's operations, and the scheduler reads them back through
+``[scoped_policies] store_driver = sql``, as a production nova-scheduler
+does.
+
 For every boot: our request filters edit a real nova ``RequestSpec``; nova's
 own ``resources_from_request_spec`` builds the ``GET /allocation_candidates``
 query, sent to Placement (the embedded fake, or a real one); the candidates
@@ -11,12 +18,13 @@ multi-instance boot is all or nothing, like nova's.
 """
 
 import contextlib
+import os
 import re
+import tempfile
 import time
 import typing
 
 from oslo_config import cfg
-from oslo_serialization import jsonutils
 
 from nova import context as nova_context
 from nova import exception
@@ -25,6 +33,9 @@ from nova.scheduler import filters as nova_filters
 from nova.scheduler import host_manager
 from nova.scheduler import utils as nova_utils
 from nova.scheduler import weights as nova_weights
+from nova_scoped_policies.conf import store as store_conf
+from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import migration
 from nova_scoped_policies.engine import audit as audit_mod
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.scheduler import aggregate_cache
@@ -62,8 +73,12 @@ class Simulation:
         self.members = members_mod.StaticMemberLocator()
         self.aggregates = aggregate_cache.StaticAggregates(
             scenario.aggregates, scenario.topology())
-        self.groups = {name: {'document': g.document, 'members': []}
+        # members: every member, booted into the group (Nova's) or added
+        # through the policy service (also in ``added``)
+        self.groups = {name: {'document': g.document, 'members': [],
+                              'added': set()}
                        for name, g in scenario.groups.items()}
+        self.store: typing.Optional[store_api.PolicyStore] = None
         self.servers: typing.Dict[str, dict] = {}   # name -> record
         self.placements: typing.List[dict] = []
         self.failures: typing.List[dict] = []
@@ -109,25 +124,59 @@ class Simulation:
     @contextlib.contextmanager
     def scheduler(self):
         """Our plugins as nova-scheduler would load them, with the
-        scenario's options; restores everything afterwards."""
+        scenario's options and the embedded policy store; restores
+        everything afterwards."""
         saved = state.STATES
-        state.STATES = state.RequestStates(self.members, self.aggregates)
-        for key, value in self.scenario.config.items():
-            CONF.set_override(key, value, 'scoped_policies')
-        try:
-            # nova's own request filters need nova's databases (service
-            # versions, cells): only ours run, each checking its option.
-            self.request_filters = [
-                cls() for cls in plugins.load_classes(
-                    request_filters.NAMESPACE)]
-            self.filters = [cls() for cls in plugins.load_classes(
-                plugins.FILTERS_NAMESPACE)]
-            self.weighers = [cls() for cls in our_weights.all_weighers()]
-            yield
-        finally:
-            for key in self.scenario.config:
-                CONF.clear_override(key, 'scoped_policies')
-            state.STATES = saved
+        # the simulator writes the store itself and drops the scheduler's
+        # cached copy after each write (see _stored)
+        overrides = dict(self.scenario.config, store_driver='sql',
+                         store_cache_ttl=24 * 3600)
+        with tempfile.TemporaryDirectory(prefix='nsp-simulate-') as tmp:
+            url = 'sqlite:///' + os.path.join(tmp, 'policy-store.db')
+            self.store = store_api.PolicyStore(url)
+            migration.upgrade(self.store.engine)
+            CONF.set_override('connection', url, store_conf.STORE_GROUP)
+            for key, value in overrides.items():
+                CONF.set_override(key, value, 'scoped_policies')
+            state.STATES = state.RequestStates(self.members, self.aggregates)
+            try:
+                self._save_groups()
+                self._load_plugins()
+                yield
+            finally:
+                for key in overrides:
+                    CONF.clear_override(key, 'scoped_policies')
+                CONF.clear_override('connection', store_conf.STORE_GROUP)
+                state.STATES = saved
+                self.store.engine.dispose()
+
+    def _save_groups(self) -> None:
+        """Every group's policies into the store, as the policy service
+        saves them: with real domain identifiers."""
+        for name, group in self.scenario.groups.items():
+            self.store.create_group(group.uuid, group.project,
+                                    self._real(group.project,
+                                               group.document), name=name)
+            # as a running scheduler would have: the driver loaded and the
+            # group read (writes drop the copy: see _stored)
+            state.states().store.group(group.uuid)
+
+    def _real(self, project, document):
+        return self.aggregates.topology.to_real(document, project)
+
+    @staticmethod
+    def _stored() -> None:
+        """After a write: the scheduler reads the store again."""
+        state.states().store.forget()
+
+    def _load_plugins(self) -> None:
+        # nova's own request filters need nova's databases (service
+        # versions, cells): only ours run, each checking its option.
+        self.request_filters = [
+            cls() for cls in plugins.load_classes(request_filters.NAMESPACE)]
+        self.filters = [cls() for cls in plugins.load_classes(
+            plugins.FILTERS_NAMESPACE)]
+        self.weighers = [cls() for cls in our_weights.all_weighers()]
 
     # -- requests --------------------------------------------------------
 
@@ -145,7 +194,7 @@ class Simulation:
                 elif isinstance(request, sc.Membership):
                     self.membership(request)
                 else:
-                    self.groups[request.group]['document'] = request.document
+                    self.update_group(request)
                 if progress:
                     progress(i + 1, len(self.scenario.requests))
         return {'placements': self.placements, 'failures': self.failures,
@@ -158,17 +207,20 @@ class Simulation:
         hints: typing.Dict[str, list] = {}
         group = None
         if boot.group:
+            # Nova's group: the members booted into it; the policies and
+            # the members added through the policy service are in the store
             record = self.groups[boot.group]
-            members = [self.servers[s]['uuid'] for s in record['members']]
+            booted = [s for s in record['members']
+                      if s not in record['added']]
+            members = [self.servers[s]['uuid'] for s in booted]
             members += [sc.stable_uuid('server', s) for s in boot.servers]
-            hosts = [self.servers[s]['host'] for s in record['members']
+            hosts = [self.servers[s]['host'] for s in booted
                      if self.servers[s]['host']]
             group = objects.InstanceGroup(
                 uuid=self.scenario.groups[boot.group].uuid,
                 name=boot.group, policy=None, members=members,
                 hosts=sorted(set(hosts)), rules={})
-            hints = {'group': [group.uuid], 'scoped_policies': [
-                jsonutils.dumps(record['document'].to_dict())]}
+            hints = {'group': [group.uuid]}
         flavor = objects.Flavor(
             vcpus=boot.resources.get('VCPU', 0),
             memory_mb=boot.resources.get('MEMORY_MB', 0),
@@ -329,16 +381,40 @@ class Simulation:
         if record['host']:
             self.placement.delete_allocations(record['uuid'])
             self.members.hosts.pop(record['uuid'], None)
-        for group in self.groups.values():
+        for name, group in self.groups.items():
             if server in group['members']:
-                group['members'].remove(server)
+                self._leave(name, server, record['uuid'])
 
     def membership(self, request: sc.Membership) -> None:
-        members = self.groups[request.group]['members']
-        if request.add and request.server not in members:
-            members.append(request.server)
-        elif not request.add and request.server in members:
-            members.remove(request.server)
+        """``add_member`` / ``remove_member``: the policy service's
+        operations, without enforcement. Removing a member booted into the
+        group takes it out of Nova's group."""
+        group = self.groups[request.group]
+        uuid = self.servers[request.server]['uuid']
+        if request.add and request.server not in group['members']:
+            self.store.add_member(self.scenario.groups[request.group].uuid,
+                                  uuid)
+            self._stored()
+            group['members'].append(request.server)
+            group['added'].add(request.server)
+        elif not request.add and request.server in group['members']:
+            self._leave(request.group, request.server, uuid)
+
+    def _leave(self, name: str, server: str, uuid: str) -> None:
+        group = self.groups[name]
+        group['members'].remove(server)
+        if server in group['added']:
+            group['added'].discard(server)
+            self.store.remove_member(self.scenario.groups[name].uuid, uuid)
+            self._stored()
+
+    def update_group(self, request: sc.UpdateGroup) -> None:
+        """``update_group``: new policies in the store; members stay."""
+        group = self.scenario.groups[request.group]
+        self.store.update_group(group.uuid, self._real(group.project,
+                                                       request.document))
+        self._stored()
+        self.groups[request.group]['document'] = request.document
 
     def audit(self) -> dict:
         out = {}

@@ -18,6 +18,8 @@ from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies import topology as topo
 
 _NS = uuid.UUID('0a3cfbb8-8f64-4e2c-9d1e-5b0c1f4e6a77')
+SIMULATOR_OPTIONS = ('store_driver', 'store_cache_ttl')
+"""[scoped_policies] options the simulator sets itself."""
 TOP_KEYS = ('scopes', 'aggregates', 'hosts', 'generate', 'config', 'groups',
             'requests')
 DEFAULT_PROJECT = 'demo'
@@ -318,6 +320,9 @@ def _config(data):
         if key not in opts:
             raise ScenarioError(f'config.{key}', 'unknown option; expected '
                                 'one of ' + ', '.join(sorted(opts)))
+        if key in SIMULATOR_OPTIONS:
+            raise ScenarioError(f'config.{key}', 'the simulator sets it: it '
+                                'keeps the groups in its own policy store')
         try:
             config[key] = opts[key].type(value)
         except (ValueError, TypeError) as exc:
@@ -433,9 +438,53 @@ def parse(data: object) -> Scenario:
                                      'a list of aggregates'),
                              scopes, hosts, generated)
     groups = _groups(data.get('groups'))
-    return Scenario(tuple(hosts), tuple(aggregates), tuple(scopes.values()),
-                    _config(data.get('config')), groups,
-                    tuple(_requests(data.get('requests'), groups)))
+    scenario = Scenario(tuple(hosts), tuple(aggregates),
+                        tuple(scopes.values()), _config(data.get('config')),
+                        groups, tuple(_requests(data.get('requests'),
+                                                groups)))
+    _as_the_policy_service_would(scenario)
+    return scenario
+
+
+def _as_the_policy_service_would(scenario: Scenario) -> None:
+    """What the policy service refuses: a domain identifier the group's
+    project cannot target, and an instance added to two groups."""
+    topology = scenario.topology()
+    documents = [(g.project, g.document) for g in scenario.groups.values()]
+    documents += [(scenario.groups[r.group].project, r.document)
+                  for _, r in scenario.requests
+                  if isinstance(r, UpdateGroup)]
+    for project, document in documents:
+        try:
+            topology.to_real(document, project)
+        except PolicyError as exc:
+            raise ScenarioError(exc.field, f'{exc.value!r}: {exc.problem}')
+    # server -> its groups; server -> the group it was added to
+    groups: typing.Dict[str, typing.Set[str]] = {}
+    added: typing.Dict[str, str] = {}
+    for path, request in scenario.requests:
+        if isinstance(request, Boot) and request.group:
+            for server in request.servers:
+                groups[server] = {request.group}
+        elif isinstance(request, Membership):
+            mine = groups.setdefault(request.server, set())
+            if request.add and request.group not in mine:
+                owner = added.get(request.server)
+                if owner is not None:
+                    raise ScenarioError(
+                        f'{path}.server', f'{request.server!r}: added to '
+                        f'group {owner!r} already; an instance is in at most '
+                        'one group of the policy service (remove_member it '
+                        'first)')
+                added[request.server] = request.group
+                mine.add(request.group)
+            elif not request.add and request.group in mine:
+                mine.discard(request.group)
+                if added.get(request.server) == request.group:
+                    del added[request.server]
+        elif isinstance(request, Delete):
+            groups.pop(request.server, None)
+            added.pop(request.server, None)
 
 
 def load(path: str) -> Scenario:

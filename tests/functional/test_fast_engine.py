@@ -74,7 +74,7 @@ def _draw_document(rng: random.Random, zone_id: str) -> dict:
     policies = []
     if rng.random() < 0.8:
         policies.append(rng.choice(HARD))
-    if rng.random() < 0.15:
+    if rng.random() < 0.25:
         policies.append(f'affinity:zone:{zone_id}')
     policies += rng.sample(SOFT, rng.randint(0, 2))
     policies = list(dict.fromkeys(policies)) or ['soft-anti-affinity:host']
@@ -132,11 +132,14 @@ def random_scenario(seed: int) -> sc.Scenario:
     half = len(hosts) // 2
     aggs.append({'name': 'row-a', 'scope': 'row', 'hosts': hosts[:half]})
     aggs.append({'name': 'row-b', 'scope': 'row', 'hosts': hosts[half:]})
-    zone_uuid = str(uuid.UUID(int=rng.getrandbits(128)))
+    zones = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in 'ab']
     cut = rng.randint(2, len(hosts) - 2)
-    aggs.append({'name': 'zone-a', 'uuid': zone_uuid, 'scope': 'zone',
+    aggs.append({'name': 'zone-a', 'uuid': zones[0], 'scope': 'zone',
                  'hosts': hosts[:cut]})
-    aggs.append({'name': 'zone-b', 'scope': 'zone', 'hosts': hosts[cut:]})
+    aggs.append({'name': 'zone-b', 'uuid': zones[1], 'scope': 'zone',
+                 'hosts': hosts[cut:]})
+    # policies target either zone: zone-b's hosts come last by name
+    zone_uuid = rng.choice(zones)
     aggs.append({'name': 'licensed', 'hosts': sorted(licensed),
                  'metadata': {f'trait:{LICENSED}': 'required'}})
     aggs.append({'name': 'heavy', 'hosts': rng.sample(hosts, 3),
@@ -153,16 +156,23 @@ def random_scenario(seed: int) -> sc.Scenario:
         data['groups'].append(dict(name=name, project=project,
                                    **_document(rng, zone_id)))
     servers: list = []
+    added: dict = {}    # server -> the group add_member put it in
     for i in range(rng.randint(8, 18)):
         roll = rng.random()
         if roll < 0.12 and servers:
             data['requests'].append({'delete': servers.pop(
                 rng.randrange(len(servers)))})
         elif roll < 0.2 and servers:
-            data['requests'].append({rng.choice(
-                ['add_member', 'remove_member']): {
-                    'group': rng.choice(groups),
-                    'server': rng.choice(servers)}})
+            server, group = rng.choice(servers), rng.choice(groups)
+            kind = rng.choice(['add_member', 'remove_member'])
+            if kind == 'add_member' and added.get(server, group) != group:
+                kind = 'remove_member'   # one group per added instance
+            if kind == 'add_member':
+                added[server] = group
+            elif added.get(server) == group:
+                del added[server]
+            data['requests'].append({kind: {'group': group,
+                                            'server': server}})
         elif roll < 0.25:
             data['requests'].append({'update_group': dict(
                 group=rng.choice(groups), **_document(rng, zone_id))})

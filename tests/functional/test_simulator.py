@@ -6,6 +6,7 @@ import json
 import os
 
 import pytest
+import yaml
 
 from nova_scoped_policies.cmd import main as cli
 from nova_scoped_policies.simulator import runner
@@ -159,22 +160,85 @@ def test_cli_plot_without_groups(tmp_path, capsys):
     assert 'no group to plot' in capsys.readouterr().err
 
 
-def test_policy_refused_before_placement_gives_no_host_reasons():
-    fixture = pf.FakePlacementFixture()
-    fixture.setUp()
-    try:
-        scenario = sc.parse({
+@pytest.mark.parametrize('requests, field', [
+    ([], 'groups[0].policies[0]'),
+    ([{'update_group': {'group': 'h', 'policies': [
+        'affinity:zone:00000000-0000-4000-8000-000000000000']}}],
+     'requests[0].update_group.policies[0]'),
+])
+def test_identifiers_the_policy_service_refuses(requests, field):
+    """Groups go through the policy store with real identifiers: one the
+    project cannot target is refused up front, as the API refuses it."""
+    with pytest.raises(sc.ScenarioError) as caught:
+        sc.parse({
             'scopes': {'zone': {'allow_identifiers': True}},
             'aggregates': [{'name': 'zone-a', 'scope': 'zone',
                             'hosts': ['h1']}],
             'hosts': [{'name': 'h1', 'resources': {'VCPU': 4}}],
             'groups': [{'name': 'g', 'policies': [
-                'affinity:zone:00000000-0000-4000-8000-000000000000']}],
-            'requests': [{'boot': {'name': 's', 'group': 'g', 'flavor': {
-                'resources': {'VCPU': 1}}}}]})
-        result = runner.Simulation(scenario, pf.client_for(fixture)).run()
+                'affinity:zone:00000000-0000-4000-8000-000000000000']}
+                if not requests else
+                {'name': 'h', 'policies': ['anti-affinity:zone']}],
+            'requests': requests})
+    assert str(caught.value).startswith(f'{field}: ')
+    assert 'no domain of scope zone has this identifier' in str(caught.value)
+
+
+def test_an_instance_is_added_to_one_group_at_most():
+    base = {'hosts': [{'name': 'h1', 'resources': {'VCPU': 4}}],
+            'groups': [{'name': 'g'}, {'name': 'h'}]}
+    boot = {'boot': {'name': 's', 'flavor': {'resources': {'VCPU': 1}}}}
+    with pytest.raises(sc.ScenarioError) as caught:
+        sc.parse(dict(base, requests=[
+            boot, {'add_member': {'group': 'g', 'server': 's-1'}},
+            {'add_member': {'group': 'h', 'server': 's-1'}}]))
+    assert str(caught.value).startswith('requests[2].add_member.server: ')
+    assert "added to group 'g' already" in str(caught.value)
+    # after remove_member (or a delete) it may join another group
+    sc.parse(dict(base, requests=[
+        boot, {'add_member': {'group': 'g', 'server': 's-1'}},
+        {'remove_member': {'group': 'g', 'server': 's-1'}},
+        {'add_member': {'group': 'h', 'server': 's-1'}}]))
+
+
+def test_groups_live_in_the_policy_store():
+    """Policies with real ids, members added through the service; the
+    scheduler reads both from the store (the boot carries no hint)."""
+    with open(os.path.join(ROOT, 'examples',
+                           'targeted-obfuscated-zone.yaml')) as handle:
+        data = yaml.safe_load(handle)
+    scenario = sc.parse({
+        **data,
+        'requests': [
+            {'boot': {'name': 'app', 'group': 'pinned', 'count': 2,
+                      'flavor': {'resources': {'VCPU': 2}}}},
+            {'boot': {'name': 'loose', 'flavor': {'resources': {
+                'VCPU': 2}}}},
+            {'add_member': {'group': 'pinned', 'server': 'loose-1'}},
+            {'boot': {'name': 'late', 'group': 'pinned',
+                      'flavor': {'resources': {'VCPU': 2}}}}]})
+    fixture = pf.FakePlacementFixture()
+    fixture.setUp()
+    seen = {}
+    try:
+        sim = runner.Simulation(scenario, pf.client_for(fixture))
+        real_boot = sim.boot
+
+        def boot(request):
+            placed = real_boot(request)
+            stored = sim.store.get_group(scenario.groups['pinned'].uuid)
+            seen[request.name] = (stored['document'].to_dict(),
+                                  list(stored['members']))
+            return placed
+        sim.boot = boot
+        result = sim.run()
     finally:
         fixture.cleanUp()
-    (failure,) = result['failures']
-    assert 'no domain of scope zone has this identifier' in failure['reason']
-    assert failure['rejections'] == {}
+    zone_a = '0b7d4a3e-2f0c-4a57-9d55-3f3c8b1f0a11'
+    assert seen['late'] == ({'policies': [f'affinity:zone:{zone_a}'],
+                             'rules': {}},
+                            [sc.stable_uuid('server', 'loose-1')])
+    where = {p['server']: p['host'] for p in result['placements']}
+    assert {where[s] for s in ('app-1', 'app-2', 'late-1')} <= {'h1', 'h2'}
+    assert sorted(m['server'] for m in result['audit']['pinned'][
+        'members']) == ['app-1', 'app-2', 'late-1', 'loose-1']

@@ -123,6 +123,16 @@ class CachedStore:
             self._scopes = (self._clock(), scopes)
         return scopes
 
+    def forget(self) -> None:
+        """Drop every cached answer: the next reads go to the driver.
+
+        For a process that writes the store itself (the simulator) and
+        must see its writes at once; the scheduler relies on the TTL.
+        """
+        with self._lock:
+            self._scopes = None
+            self._groups.clear()
+
     def group(self, uuid: str) -> typing.Optional[StoredGroup]:
         """A group's stored policies.
 

@@ -144,6 +144,24 @@ def test_cache_keeps_answers_for_the_ttl_and_the_last_one_after():
     assert cache.scopes() == [{'name': 'zone'}]
 
 
+def test_forget_sends_the_next_reads_to_the_driver():
+    flaky = FlakyDriver()
+    cache = stores.CachedStore(flaky, lambda: 3600, clock=lambda: 0.0)
+    cache.group('g')
+    cache.scopes()
+    cache.group('g')
+    assert flaky.reads == 2          # one group, one scopes read
+    cache.forget()
+    cache.group('g')
+    assert flaky.reads == 3
+    # a store that went away after forget(): nothing is known any more
+    flaky.up = False
+    cache.forget()
+    with pytest.raises(stores.StoreUnavailable) as err:
+        cache.group('g')
+    assert not stores.known(err.value)
+
+
 def test_unknown_driver_is_a_clear_error():
     with pytest.raises(ValueError, match="store_driver: 'nope'"):
         stores.load_driver('nope', None)
