@@ -17,8 +17,11 @@ aggregates and traits and no member of the group on them (nor the
 instance, on a move) therefore get the same verdict and the same raw
 weights; nova's normalisation depends only on the minimum and maximum raw
 weight, which the representatives carry. A host that holds a member is its
-own class. The candidates a class stands for are then tried in the order
-nova's stable sort gives: weight first, then host-name order.
+own class. Per request, classes are merged further when they differ only in
+domains that hold no member and that no policy targets, in the scopes the
+group's policies name (:class:`_Likeness`). The candidates a class stands
+for are then tried in the order nova's stable sort gives: weight first,
+then host-name order.
 ``tests/functional/test_fast_engine.py`` runs every example and randomised
 scenarios through both engines and requires identical reports.
 """

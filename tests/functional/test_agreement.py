@@ -1,8 +1,9 @@
 """The simulator and the real nova-scheduler place one scenario alike.
 
-The same scenario runs through the simulator (embedded Placement) and
-through nova's API, conductor and scheduler with real Placement, every boot
-in the same order; each server must land on the same host.
+The same scenario runs through the simulator (embedded Placement, both
+engines) and through nova's API, conductor and scheduler with real
+Placement, every boot in the same order; each server must land on the same
+host.
 
 Weights must be deterministic: where our weighers tie, nova takes the host
 Placement listed first and the simulator the first by name. The nova side
@@ -13,6 +14,8 @@ breaks ties, in name order.
 import re
 
 from nova.scheduler import weights
+from nova_scoped_policies.placement import fake
+from nova_scoped_policies.simulator import fast
 from nova_scoped_policies.simulator import runner
 from nova_scoped_policies.simulator import scenario as sc
 from tests.functional import base
@@ -75,6 +78,12 @@ class AgreementTest(base.ScopedPoliciesTestCase):
         scenario = sc.parse(SCENARIO)
         result = runner.Simulation(scenario, pf.client_for(fixture)).run()
         self.assertEqual([], result['failures'])
+        fast_result = fast.FastSimulation(scenario,
+                                          fake.FakePlacement()).run()
+        fast_result['stats'].pop('seconds')
+        result['stats'].pop('seconds')
+        # --engine fast decides as the default engine
+        self.assertEqual(result, fast_result)
         return {p['server']: p['host'] for p in result['placements']}
 
     def test_same_host_for_every_boot(self):
