@@ -201,20 +201,20 @@ class FastSimulation(runner.Simulation):
         scopes = [s for s in topology.scope_names if s != 'host']
         groups: typing.Dict[tuple, typing.List[str]] = \
             collections.defaultdict(list)
+        # the domains come from the same aggregates: hosts with the same
+        # aggregates share them
         for host in sorted(self.uuid_of, key=self._order.get):
             provider = self.fake.providers[self.uuid_of[host]]
-            key = (frozenset(provider.aggregates),
-                   frozenset(provider.traits),
-                   tuple(tuple(sorted(topology.domains_of(s, host)))
-                         for s in scopes))
-            groups[key].append(host)
+            groups[(frozenset(provider.aggregates),
+                    frozenset(provider.traits))].append(host)
         metadata = {a.uuid: a.metadata for a in self.scenario.aggregates}
-        for key, hosts in groups.items():
+        for (aggregates, _), hosts in groups.items():
             cls = _Class(tuple(hosts),
                          self.fake.providers[self.uuid_of[hosts[0]]],
-                         frozenset(item for agg in key[0]
+                         frozenset(item for agg in aggregates
                                    for item in metadata[agg].items()),
-                         dict(zip(scopes, key[2])))
+                         {s: tuple(sorted(topology.domains_of(s, hosts[0])))
+                          for s in scopes})
             self.classes.append(cls)
             for host in hosts:
                 self.class_of[host] = cls
