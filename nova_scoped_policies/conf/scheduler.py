@@ -16,6 +16,8 @@ ALLOW_HINT = 'allow_policy_hint'
 ENABLE_FORBIDDEN_AGGREGATES = 'enable_forbidden_aggregates_filter'
 ENABLE_SCOPED_POLICY_QUERY = 'enable_scoped_policy_query_filter'
 STORE_DRIVER = 'store_driver'
+COORDINATION_URL = 'coordination_backend_url'
+COORDINATION_LOCK_TIMEOUT = 'coordination_lock_timeout'
 SOFT_AFFINITY_MULTIPLIER = 'soft_affinity_weight_multiplier'
 SOFT_ANTI_AFFINITY_MULTIPLIER = 'soft_anti_affinity_weight_multiplier'
 
@@ -168,6 +170,38 @@ A policy change made through the API reaches the scheduler within this
 delay. 0 reads the store for every group boot. The last copy read is kept
 beyond this delay only to tell hard from soft policies while the store is
 unreachable.
+"""),
+    cfg.StrOpt(
+        COORDINATION_URL,
+        secret=True,
+        help="""
+tooz coordination backend that serialises the scheduling decisions of server
+groups with hard scoped policies across every nova-scheduler of the cloud.
+
+When set, each scheduler holds a lock named after the server group from the
+start of ``select_destinations`` (before our request filter reads where the
+members are) until nova has claimed the chosen hosts in Placement, so the next
+scheduler deciding for the same group sees every claim. Use a backend all the
+schedulers reach: ``redis://``, ``etcd3+http://``, ``zookeeper://``,
+``mysql://`` or ``postgresql://``; ``file:///path`` only serialises the
+schedulers of one host. Unset (the default), nothing is serialised and two
+boots into one group that are scheduled at the same moment may both pass a
+hard scoped policy (see the admin guide "Running several schedulers").
+
+Related options:
+
+* ``coordination_lock_timeout``
+"""),
+    cfg.FloatOpt(
+        COORDINATION_LOCK_TIMEOUT,
+        default=30.0,
+        min=0.1,
+        help="""
+Seconds a scheduler waits for the lock of a server group with hard scoped
+policies before the boot fails with "No valid host" and a reason saying so.
+It bounds the wait behind a scheduler that crashed while holding the lock
+(the backend frees such a lock when its session or heartbeat expires) and
+the wait when the backend is unreachable.
 """),
 ]
 

@@ -1,8 +1,21 @@
-"""Where a group's members run: one query per cell per request."""
+"""Where a group's members run: one query per cell per request, plus
+Placement for the members that have no host yet.
 
+A member scheduled by another request (or another scheduler) has no
+``instance.host`` until its compute node claims it, and before that not even
+an instance record in its cell: only a build request and the allocation the
+scheduler claimed in Placement. :class:`InFlightMemberLocator` reads those
+allocations (one ``GET /allocations/{member}`` per unplaced member, never a
+call per host), so members in flight count as soon as their claim exists.
+"""
+
+import threading
 import typing
 
+from keystoneauth1 import exceptions as ks_exc
+
 from nova import context as nova_context
+from nova import exception
 from nova import objects
 
 
@@ -41,6 +54,80 @@ class NovaMemberLocator:
             for instance in result:
                 hosts[instance.uuid] = instance.host
         return hosts
+
+
+class InFlightMemberLocator:
+    """Members' hosts from the cells, and from Placement for the members
+    whose host is not set yet.
+
+    :param cells: the locator of placed members (default: nova's cells).
+    :param placement: returns nova's Placement report client (read once).
+    """
+
+    def __init__(self, cells=None, placement=None) -> None:
+        self.cells = cells or NovaMemberLocator()
+        self._placement = placement
+        self._client = None
+        self._hosts: typing.Dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def client(self):
+        if self._client is None:
+            if self._placement is not None:
+                self._client = self._placement()
+            else:
+                from nova.scheduler.client import report
+                self._client = report.report_client_singleton()
+        return self._client
+
+    def locate(self, context: nova_context.RequestContext,
+               member_uuids: typing.Collection[str]
+               ) -> typing.Dict[str, typing.Optional[str]]:
+        """Return member uuid -> host (None: no host and no claim).
+
+        :raises MemberLookupError: a cell or Placement did not answer.
+        """
+        hosts = self.cells.locate(context, member_uuids)
+        unplaced = [u for u in member_uuids if hosts.get(u) is None]
+        if not unplaced:
+            return hosts
+        providers: typing.Dict[str, str] = {}
+        for uuid in unplaced:
+            try:
+                allocs = self.client.get_allocs_for_consumer(context, uuid)
+            except (ks_exc.ClientException,
+                    exception.ConsumerAllocationRetrievalFailed) as exc:
+                raise MemberLookupError(
+                    f'Placement did not return the claims of the group '
+                    f'members: {exc}') from exc
+            for rp_uuid in (allocs or {}).get('allocations') or {}:
+                providers.setdefault(uuid, rp_uuid)
+        names = self._provider_hosts(context, set(providers.values()))
+        for uuid in unplaced:
+            rp_uuid = providers.get(uuid)
+            hosts[uuid] = names.get(rp_uuid) if rp_uuid else None
+        return hosts
+
+    def _provider_hosts(self, context, rp_uuids) -> typing.Dict[str, str]:
+        """Compute node (root provider) uuid -> host; cached, since a
+        compute node's uuid never moves to another host."""
+        with self._lock:
+            missing = [u for u in rp_uuids if u not in self._hosts]
+        if missing:
+            results = nova_context.scatter_gather_skip_cell0(
+                context, objects.ComputeNodeList.get_all_by_uuids, missing)
+            found = {}
+            for cell_uuid, result in results.items():
+                if nova_context.is_cell_failure_sentinel(result):
+                    raise MemberLookupError(
+                        f'cell {cell_uuid} did not return compute nodes')
+                for node in result:
+                    found[node.uuid] = node.host
+            with self._lock:
+                self._hosts.update(found)
+        with self._lock:
+            return {u: self._hosts[u] for u in rp_uuids if u in self._hosts}
 
 
 class StaticMemberLocator:

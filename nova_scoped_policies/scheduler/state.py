@@ -19,6 +19,7 @@ from oslo_serialization import jsonutils
 
 from nova import context as nova_context
 from nova import exception
+from nova import objects
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
 from nova_scoped_policies import policy
@@ -56,6 +57,18 @@ def _nova_policy(group) -> typing.Optional[str]:
     if 'policies' in group and group.policies:
         return group.policies[0]
     return None
+
+
+def _hard_scoped(document) -> bool:
+    """Whether ``document`` has a hard rule on a scope wider than a host
+    (nova's own late check covers the host scope)."""
+    if document is None:
+        return False
+    rules = document.rules
+    return bool(any(p.hard and p.scope != policy.HOST_SCOPE
+                    for p in document.policies)
+                or any(s != policy.HOST_SCOPE for s in rules.max_server_per)
+                or rules.min_domains)
 
 
 def document_for(spec_obj, stored: typing.Optional[
@@ -139,7 +152,7 @@ class RequestStates:
 
     def __init__(self, locator=None, aggregates=None,
                  store=_FROM_CONF) -> None:
-        self.locator = locator or members_mod.NovaMemberLocator()
+        self.locator = locator or members_mod.InFlightMemberLocator()
         self._store = store
         self.aggregates = aggregates or aggregate_cache.AggregateCache(
             lambda: CONF.scoped_policies.aggregate_refresh_interval,
@@ -238,11 +251,41 @@ class RequestStates:
                         'policies of server group %s: %s', group.uuid, exc)
             return None
 
-    def _new_entry(self, spec_obj) -> _Entry:
+    def serialised_group(self, spec_obj) -> typing.Optional[str]:
+        """The uuid of the request's server group when it has hard scoped
+        policies (whose checks read other members), else None.
+
+        Reads the group's policies only (store and aggregates are cached),
+        not its members. An invalid document answers None: the evaluation
+        rejects it later with its reason.
+
+        :raises NoValidHost: the store fails closed for the group.
+        """
+        group = _group_of(spec_obj)
+        if group is None or 'uuid' not in group:
+            return None
+        context = self._context(spec_obj)
+        try:
+            document = self._document(context, spec_obj, group)[0]
+        except policy.PolicyError:
+            return None
+        return group.uuid if _hard_scoped(document) else None
+
+    @staticmethod
+    def _current_members(context, group) -> typing.List[str]:
+        try:
+            fresh = objects.InstanceGroup.get_by_uuid(context, group.uuid)
+        except exception.InstanceGroupNotFound:
+            return []
+        return _list_field(fresh, 'members')
+
+    @staticmethod
+    def _context(spec_obj):
         context = getattr(spec_obj, '_context', None) or \
             nova_context.get_admin_context()
-        context = context.elevated()
-        group = _group_of(spec_obj)
+        return context.elevated()
+
+    def _document(self, context, spec_obj, group):
         stored = self._stored_group(group)
         stored_doc = topology = None
         if stored is not None:
@@ -251,7 +294,12 @@ class RequestStates:
             stored_doc = topology.to_tenant(
                 stored.document, spec_obj.project_id
                 if 'project_id' in spec_obj else None)
-        document = document_for(spec_obj, stored_doc)
+        return document_for(spec_obj, stored_doc), stored, topology
+
+    def _new_entry(self, spec_obj) -> _Entry:
+        context = self._context(spec_obj)
+        group = _group_of(spec_obj)
+        document, stored, topology = self._document(context, spec_obj, group)
         if document is None:
             return _Entry(None)
         if topology is None:
@@ -260,6 +308,11 @@ class RequestStates:
         base_hosts = 0
         if group is not None:
             members = _list_field(group, 'members')
+            if _hard_scoped(document) and 'uuid' in group:
+                # The spec's member list is the conductor's snapshot; boots
+                # POSTed since then may be scheduled (and claimed) already.
+                members += [m for m in self._current_members(context, group)
+                            if m not in members]
             if stored is not None:
                 members += [m for m in stored.members if m not in members]
             placements = self.locator.locate(context, members)

@@ -103,7 +103,7 @@ class ScopedPoliciesTestCase(test.TestCase,
         self.admin_api.microversion = '2.74'
 
         self.start_service('conductor')
-        self.start_service('scheduler')
+        self.scheduler = self.start_service('scheduler')
         self.computes = {}
         for hosts in self.RACKS.values():
             for host in hosts:

@@ -5,8 +5,9 @@ nova keeps its request filters in the hard-coded list
 nova-scheduler loads ``[filter_scheduler] available_filters`` and finds
 ``nova_scoped_policies.scheduler.filters.all_filters`` there:
 :func:`sync` then appends every request filter whose ``[scoped_policies]``
-option is true, once, and removes ours whose option is false. Nothing else
-is touched; with both options false the list stays exactly nova's.
+option is true, once, and removes ours whose option is false. It also installs
+the per-group serialisation of :mod:`..coordination` (idempotent; inert
+while ``coordination_backend_url`` is unset). Nothing else is touched; with both options false the list stays exactly nova's.
 """
 
 import typing
@@ -14,6 +15,7 @@ import typing
 from oslo_log import log as logging
 
 from nova.scheduler import request_filter
+from nova_scoped_policies.scheduler import coordination
 from nova_scoped_policies.scheduler import plugins
 
 LOG = logging.getLogger(__name__)
@@ -47,4 +49,5 @@ def sync() -> typing.List[str]:
             LOG.info('Request filter %s removed from nova-scheduler', name)
         if enabled:
             active.append(name)
+    coordination.install()
     return active

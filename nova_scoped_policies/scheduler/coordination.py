@@ -1,0 +1,205 @@
+"""One serialisation point across schedulers for hard scoped policies.
+
+Two schedulers (or two requests of one scheduler) deciding at the same time
+for one server group each see the members the other has not claimed yet, so
+both may pass ``anti-affinity:rack``. When ``[scoped_policies]
+coordination_backend_url`` names a tooz backend, :func:`install` wraps
+nova's ``SchedulerManager.select_destinations`` so that a request for a group
+with hard scoped policies holds the group's lock from the start (before the
+request filters read where the members are) until nova returns, i.e. after
+nova has claimed the chosen hosts in Placement. The next holder then reads
+those claims (:class:`members.InFlightMemberLocator`).
+
+Nova's source is not patched: :func:`install` replaces the class attribute
+once, from :func:`request_filters.sync`, which nova-scheduler runs when it
+loads ``nova_scoped_policies.scheduler.filters.all_filters`` named in
+nova.conf. It refuses to wrap a ``select_destinations`` whose parameters
+differ from the ones it was written for.
+"""
+
+import functools
+import inspect
+import socket
+import threading
+import types
+import typing
+import uuid
+
+from oslo_config import cfg
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova import exception
+from nova.scheduler import manager as sched_manager
+from nova_scoped_policies.conf import scheduler as sched_conf
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+
+_MARK = '_nova_scoped_policies_wrapped'
+EXPECTED_PARAMETERS = ('self', 'context', 'request_spec', 'filter_properties',
+                       'spec_obj', 'instance_uuids', 'return_objects',
+                       'return_alternates')
+"""The parameters of nova's ``select_destinations`` the wrapper relies on."""
+LOCK_PREFIX = b'nova-scoped-policies-group-'
+
+
+class WrapError(RuntimeError):
+    """nova's select_destinations is not the one this wrapper knows."""
+
+
+class Coordinator:
+    """A started tooz coordinator for one backend URL, per process.
+
+    :param url: the tooz backend URL.
+    """
+
+    def __init__(self, url: str) -> None:
+        from tooz import coordination
+        self.url = url
+        member = f'nova-scheduler-{socket.gethostname()}-{uuid.uuid4()}'
+        self._coordinator = coordination.get_coordinator(
+            url, member.encode())
+        self._coordinator.start(start_heart=True)
+
+    def lock(self, group_uuid: str):
+        return self._coordinator.get_lock(LOCK_PREFIX + group_uuid.encode())
+
+    def stop(self) -> None:
+        self._coordinator.stop()
+
+
+_coordinator: typing.Optional[Coordinator] = None
+_coordinator_lock = threading.Lock()
+
+
+def coordinator() -> typing.Optional[Coordinator]:
+    """The process' coordinator for the configured URL, or None when unset.
+
+    :raises NoValidHost: the backend cannot be reached.
+    """
+    global _coordinator
+    url = CONF.scoped_policies.coordination_backend_url
+    with _coordinator_lock:
+        if _coordinator is not None and _coordinator.url != url:
+            _coordinator.stop()
+            _coordinator = None
+        if url and _coordinator is None:
+            try:
+                _coordinator = Coordinator(url)
+            except Exception as exc:
+                LOG.error('Scoped policies: coordination backend '
+                          'unreachable: %s', exc)
+                raise exception.NoValidHost(reason=(
+                    'scoped policies: the group has hard scoped policies '
+                    'and the scheduler cannot reach its coordination '
+                    'backend to serialise its boots (fail closed)'))
+        return _coordinator
+
+
+def reset() -> None:
+    """Stop the process' coordinator (tests)."""
+    global _coordinator
+    with _coordinator_lock:
+        if _coordinator is not None:
+            _coordinator.stop()
+            _coordinator = None
+
+
+def _undecorated(func, name='select_destinations'):
+    """The function under decorators (oslo.messaging's
+    ``expected_exceptions`` keeps it in its closure, not ``__wrapped__``).
+    """
+    func = inspect.unwrap(func)
+    if func.__name__ == name:
+        return func
+    for cell in func.__closure__ or ():
+        inner = cell.cell_contents
+        if isinstance(inner, types.FunctionType):
+            return _undecorated(inner, name)
+    return func
+
+
+def check_signature(func) -> None:
+    """Raise WrapError unless ``func`` takes the parameters we pass on."""
+    names = tuple(inspect.signature(_undecorated(func)).parameters)
+    if names != EXPECTED_PARAMETERS:
+        raise WrapError(
+            f'nova.scheduler.manager.SchedulerManager.select_destinations '
+            f'takes {names}, nova-scoped-policies expects '
+            f'{EXPECTED_PARAMETERS}: this nova release is not supported')
+
+
+def _serialised(original):
+    from nova import objects
+    from nova_scoped_policies.scheduler import state
+
+    @functools.wraps(original)
+    @messaging.expected_exceptions(exception.NoValidHost)
+    def select_destinations(self, context, request_spec=None,
+                            filter_properties=None,
+                            spec_obj=sched_manager.SchedulerManager._sentinel,
+                            instance_uuids=None, return_objects=False,
+                            return_alternates=False):
+        if spec_obj is sched_manager.SchedulerManager._sentinel:
+            spec_obj = objects.RequestSpec.from_primitives(
+                context, request_spec, filter_properties)
+        call = functools.partial(
+            original, self, context, request_spec, filter_properties,
+            spec_obj=spec_obj, instance_uuids=instance_uuids,
+            return_objects=return_objects,
+            return_alternates=return_alternates)
+        if not CONF.scoped_policies.coordination_backend_url:
+            return call()
+        group_uuid = state.states().serialised_group(spec_obj)
+        if group_uuid is None:
+            return call()
+        coord = coordinator()
+        if coord is None:
+            return call()
+        timeout = CONF.scoped_policies.coordination_lock_timeout
+        lock = coord.lock(group_uuid)
+        try:
+            acquired = lock.acquire(blocking=timeout)
+        except Exception as exc:
+            LOG.error('Scoped policies: coordination backend error: %s', exc)
+            acquired = False
+        if not acquired:
+            raise exception.NoValidHost(reason=(
+                f'scoped policies: another scheduler has been deciding for '
+                f'this server group for more than {timeout:g} s, or the '
+                f'coordination backend did not answer (fail closed)'))
+        try:
+            return call()
+        finally:
+            try:
+                lock.release()
+            except Exception as exc:  # the backend expires it anyway
+                LOG.warning('Scoped policies: could not release the lock of '
+                            'server group %s: %s', group_uuid, exc)
+
+    setattr(select_destinations, _MARK, original)
+    return select_destinations
+
+
+def install(cls=sched_manager.SchedulerManager) -> bool:
+    """Wrap ``cls.select_destinations`` once (idempotent).
+
+    :returns: True when the wrapper is in place.
+    :raises WrapError: nova's method has other parameters than expected.
+    """
+    current = cls.__dict__['select_destinations']
+    if getattr(current, _MARK, None) is not None:
+        return True
+    check_signature(current)
+    cls.select_destinations = _serialised(current)
+    LOG.info('nova-scoped-policies: select_destinations serialised per '
+             'server group with hard scoped policies')
+    return True
+
+
+def uninstall(cls=sched_manager.SchedulerManager) -> None:
+    """Put nova's method back (tests)."""
+    original = getattr(cls.__dict__['select_destinations'], _MARK, None)
+    if original is not None:
+        cls.select_destinations = original

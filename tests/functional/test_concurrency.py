@@ -1,0 +1,187 @@
+"""Hard scoped policies under concurrent boots, in the real nova-scheduler.
+
+``POST /servers`` returns before the server is scheduled (casts stay casts:
+our base case does not use nova's CastAsCall fixture), so the boots of one
+round are scheduled while the others are in flight. The serialisation point
+is a tooz lock in the Redis server on 127.0.0.1 ([scoped_policies]
+coordination_backend_url), the members in flight are read from Placement.
+
+Every round fires the boots of several fresh groups back to back and waits
+until each server is ACTIVE or ERROR; then no group may break its policy
+(0 violations) and at least 90% of the boots that fit must be ACTIVE.
+"""
+
+import collections
+import itertools
+import time
+
+import fixtures
+from oslo_serialization import jsonutils
+import redis
+
+from nova.scheduler.client import report
+from nova.scheduler import manager as sched_manager
+from nova_scoped_policies.scheduler import coordination
+from tests.functional import base
+
+REDIS_URL = 'redis://127.0.0.1:6379'
+TIMEOUT = 120
+
+
+def _redis_or_fail():
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_timeout=2).ping()
+    except redis.RedisError as exc:  # never skip silently
+        raise AssertionError(f'Redis on {REDIS_URL} is needed: {exc}')
+
+
+class Case(collections.namedtuple('Case', 'name document size check')):
+    """One kind of group: its hint, boots per group, and the verdict."""
+
+
+def _anti_affinity(test, hosts):
+    racks = collections.Counter(test.rack_of[h] for h in hosts)
+    return not racks or max(racks.values()) <= 1
+
+
+def _max_two(test, hosts):
+    racks = collections.Counter(test.rack_of[h] for h in hosts)
+    return not racks or max(racks.values()) <= 2
+
+
+def _affinity(test, hosts):
+    return len({test.rack_of[h] for h in hosts}) <= 1
+
+
+def _llmn(test, hosts):
+    return _max_two(test, hosts) and len(set(hosts)) == len(hosts)
+
+
+CASES = [
+    Case('anti-affinity:rack', {'policies': ['anti-affinity:rack']}, 4,
+         _anti_affinity),
+    Case('max_server_per_rack', {'policies': ['anti-affinity:rack'],
+                                 'rules': {'max_server_per_rack': 2}}, 8,
+         _max_two),
+    Case('affinity:rack', {'policies': ['affinity:rack']}, 3, _affinity),
+    Case('llmn', {'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
+                  'rules': {'size': 4}}, 4, _llmn),
+]
+
+
+class ConcurrentBootsTest(base.ScopedPoliciesTestCase):
+    """4 racks x 3 hosts; one scheduler."""
+
+    RACKS = collections.OrderedDict(
+        (f'rack-{r}', [f'h{r}{i}' for i in range(1, 4)])
+        for r in range(1, 5))
+    OPTIONS = {'coordination_backend_url': REDIS_URL}
+    # boots per case: at least 200 over the cases for one scheduler
+    BOOTS_PER_CASE = 52
+    GROUPS_PER_ROUND = 4
+
+    def setUp(self):
+        _redis_or_fail()
+        super().setUp()
+        self.flags(server_groups=-1, instances=-1, cores=-1, ram=-1,
+                   group='quota')
+        self.addCleanup(coordination.reset)
+        self.addCleanup(coordination.uninstall)
+        self.assertTrue(coordination.install())
+
+    def _fire(self, case):
+        """Create a group and POST its boots; return (group, ids)."""
+        group = self._group('soft-anti-affinity')
+        ids = []
+        for i in range(case.size):
+            server = self._build_server(name=f'{case.name}-{i}',
+                                        image_uuid=base.IMAGE,
+                                        networks='none')
+            hints = {'group': group['id'],
+                     'scoped_policies': jsonutils.dumps(case.document)}
+            ids.append(self.api.post_server(
+                {'server': server, 'os:scheduler_hints': hints})['id'])
+        return group, ids
+
+    def _settle(self, ids):
+        """Wait until every server is ACTIVE or ERROR; return the servers."""
+        deadline = time.monotonic() + TIMEOUT
+        done = {}
+        while len(done) < len(ids):
+            self.assertLess(time.monotonic(), deadline,
+                            f'servers still building after {TIMEOUT} s')
+            for sid in ids:
+                if sid not in done:
+                    server = self.admin_api.get_server(sid)
+                    if server['status'] in ('ACTIVE', 'ERROR'):
+                        done[sid] = server
+            time.sleep(0.1)
+        return [done[sid] for sid in ids]
+
+    def _run(self, case):
+        boots = violations = active = 0
+        rounds = -(-self.BOOTS_PER_CASE // (case.size
+                                             * self.GROUPS_PER_ROUND))
+        for _ in range(rounds):
+            fired = [self._fire(case)
+                     for _ in range(self.GROUPS_PER_ROUND)]
+            for group, ids in fired:
+                servers = self._settle(ids)
+                hosts = [self.host_of(s) for s in servers
+                         if s['status'] == 'ACTIVE']
+                boots += len(servers)
+                active += len(hosts)
+                if not case.check(self, hosts):
+                    violations += 1
+        return boots, violations, active
+
+    def _assert_hard(self, case):
+        boots, violations, active = self._run(case)
+        self.assertGreaterEqual(boots, self.BOOTS_PER_CASE)
+        self.assertEqual(0, violations, f'{case.name}: {violations} groups '
+                         f'broke their policy in {boots} boots')
+        self.assertGreaterEqual(active / boots, 0.9,
+                                f'{case.name}: {active} of {boots} ACTIVE')
+
+    def test_anti_affinity_rack(self):
+        self._assert_hard(CASES[0])
+
+    def test_max_server_per_rack(self):
+        self._assert_hard(CASES[1])
+
+    def test_affinity_rack(self):
+        self._assert_hard(CASES[2])
+
+    def test_llmn(self):
+        self._assert_hard(CASES[3])
+
+
+class TwoSchedulersTest(ConcurrentBootsTest):
+    """Two scheduler managers (each its own HostManager) take turns on the
+    scheduler's RPC calls; Placement answers allocation candidates 0.3 s
+    late so that their decisions interleave."""
+
+    BOOTS_PER_CASE = 24
+    LATENCY = 0.3
+
+    def setUp(self):
+        super().setUp()
+        scheduler = self.scheduler.manager
+        second = sched_manager.SchedulerManager()
+        managers = itertools.cycle([scheduler, second])
+        unbound = sched_manager.SchedulerManager.select_destinations
+
+        def take_turns(*args, **kwargs):
+            return unbound(next(managers), *args, **kwargs)
+
+        scheduler.select_destinations = take_turns
+        real = report.SchedulerReportClient.get_allocation_candidates
+
+        def slow(client, *args, **kwargs):
+            result = real(client, *args, **kwargs)
+            time.sleep(self.LATENCY)
+            return result
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova.scheduler.client.report.SchedulerReportClient.'
+            'get_allocation_candidates', slow))
