@@ -41,6 +41,11 @@ class AggregateCache:
         self._loaded_at = 0.0
         self._reported: typing.FrozenSet[str] = frozenset()
 
+    def invalidate(self) -> None:
+        """Reload at the next read (nova told us an aggregate changed)."""
+        with self._lock:
+            self._topology = None
+
     def get(self, context) -> topo.Topology:
         """The topology, reloaded from the API database when stale.
 
@@ -90,6 +95,9 @@ class StaticAggregates:
         aggregates = list(aggregates)
         self.topology = topology or topo.from_aggregates(aggregates)
         self.trait_index = forbidden_aggregates.index(aggregates)
+
+    def invalidate(self) -> None:
+        """Nothing to reload."""
 
     def get(self, context) -> topo.Topology:
         return self.topology

@@ -31,10 +31,11 @@ import oslo_messaging as messaging
 
 from nova import exception
 from nova.scheduler import manager as sched_manager
-from nova_scoped_policies.conf import scheduler as sched_conf
+from nova_scoped_policies import conf as nsp_conf
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
+nsp_conf.register_opts(CONF)
 
 _MARK = '_nova_scoped_policies_wrapped'
 EXPECTED_PARAMETERS = ('self', 'context', 'request_spec', 'filter_properties',

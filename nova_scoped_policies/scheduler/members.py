@@ -30,6 +30,20 @@ class NovaMemberLocator:
     nova's own API does for cross-cell listings.
     """
 
+    def current_members(self, context: nova_context.RequestContext,
+                        group_uuid: str) -> typing.List[str]:
+        """The group's members as the API database lists them now (the
+        RequestSpec carries the conductor's older snapshot).
+
+        :param context: an admin (elevated) request context.
+        :param group_uuid: the server group.
+        """
+        try:
+            group = objects.InstanceGroup.get_by_uuid(context, group_uuid)
+        except exception.InstanceGroupNotFound:
+            return []
+        return list(group.members or [])
+
     def locate(self, context: nova_context.RequestContext,
                member_uuids: typing.Collection[str]
                ) -> typing.Dict[str, typing.Optional[str]]:
@@ -70,6 +84,9 @@ class InFlightMemberLocator:
         self._client = None
         self._hosts: typing.Dict[str, str] = {}
         self._lock = threading.Lock()
+
+    def current_members(self, context, group_uuid: str) -> typing.List[str]:
+        return self.cells.current_members(context, group_uuid)
 
     @property
     def client(self):
@@ -139,6 +156,10 @@ class StaticMemberLocator:
     def __init__(self, hosts: typing.Optional[
             typing.Dict[str, typing.Optional[str]]] = None) -> None:
         self.hosts = hosts if hosts is not None else {}
+
+    def current_members(self, context, group_uuid: str) -> typing.List[str]:
+        """None beyond the RequestSpec's."""
+        return []
 
     def locate(self, context, member_uuids: typing.Collection[str]
                ) -> typing.Dict[str, typing.Optional[str]]:

@@ -19,7 +19,6 @@ from oslo_serialization import jsonutils
 
 from nova import context as nova_context
 from nova import exception
-from nova import objects
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
 from nova_scoped_policies import policy
@@ -199,6 +198,12 @@ class RequestStates:
             raise exception.NoValidHost(
                 reason=f'scoped policies: cannot check the group: {exc}')
 
+    def aggregates_changed(self) -> None:
+        """nova-api announced an aggregate change: reload at next use."""
+        invalidate = getattr(self.aggregates, 'invalidate', None)
+        if invalidate is not None:
+            invalidate()
+
     @property
     def store(self) -> typing.Optional[stores.CachedStore]:
         if self._store is _FROM_CONF:
@@ -272,14 +277,6 @@ class RequestStates:
         return group.uuid if _hard_scoped(document) else None
 
     @staticmethod
-    def _current_members(context, group) -> typing.List[str]:
-        try:
-            fresh = objects.InstanceGroup.get_by_uuid(context, group.uuid)
-        except exception.InstanceGroupNotFound:
-            return []
-        return _list_field(fresh, 'members')
-
-    @staticmethod
     def _context(spec_obj):
         context = getattr(spec_obj, '_context', None) or \
             nova_context.get_admin_context()
@@ -308,10 +305,11 @@ class RequestStates:
         base_hosts = 0
         if group is not None:
             members = _list_field(group, 'members')
-            if _hard_scoped(document) and 'uuid' in group:
+            current = getattr(self.locator, 'current_members', None)
+            if current and _hard_scoped(document) and 'uuid' in group:
                 # The spec's member list is the conductor's snapshot; boots
                 # POSTed since then may be scheduled (and claimed) already.
-                members += [m for m in self._current_members(context, group)
+                members += [m for m in current(context, group.uuid)
                             if m not in members]
             if stored is not None:
                 members += [m for m in stored.members if m not in members]

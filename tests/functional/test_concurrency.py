@@ -120,8 +120,8 @@ class ConcurrentBootsTest(base.ScopedPoliciesTestCase):
 
     def _run(self, case):
         boots = violations = active = 0
-        rounds = -(-self.BOOTS_PER_CASE // (case.size
-                                             * self.GROUPS_PER_ROUND))
+        per_round = case.size * self.GROUPS_PER_ROUND
+        rounds = -(-self.BOOTS_PER_CASE // per_round)
         for _ in range(rounds):
             fired = [self._fire(case)
                      for _ in range(self.GROUPS_PER_ROUND)]

@@ -7,7 +7,9 @@ nova-scheduler loads ``[filter_scheduler] available_filters`` and finds
 :func:`sync` then appends every request filter whose ``[scoped_policies]``
 option is true, once, and removes ours whose option is false. It also installs
 the per-group serialisation of :mod:`..coordination` (idempotent; inert
-while ``coordination_backend_url`` is unset). Nothing else is touched; with both options false the list stays exactly nova's.
+while ``coordination_backend_url`` is unset) and the aggregate-change hook
+of :mod:`..aggregate_events`. Nothing else is touched;
+with both options false the list stays exactly nova's.
 """
 
 import typing
@@ -15,6 +17,7 @@ import typing
 from oslo_log import log as logging
 
 from nova.scheduler import request_filter
+from nova_scoped_policies.scheduler import aggregate_events
 from nova_scoped_policies.scheduler import coordination
 from nova_scoped_policies.scheduler import plugins
 
@@ -50,4 +53,5 @@ def sync() -> typing.List[str]:
         if enabled:
             active.append(name)
     coordination.install()
+    aggregate_events.install()
     return active

@@ -1,0 +1,203 @@
+"""The serialisation wrapper around nova's select_destinations, and the
+locator that counts members in flight."""
+
+import inspect
+import threading
+import time
+
+from oslo_messaging.rpc import dispatcher
+from oslo_utils.fixture import uuidsentinel as uuids
+import pytest
+
+from nova import exception
+from nova.scheduler import manager as sched_manager
+from nova_scoped_policies.scheduler import aggregate_events
+from nova_scoped_policies.scheduler import coordination
+from nova_scoped_policies.scheduler import members
+
+
+def test_nova_select_destinations_is_what_the_wrapper_expects():
+    # Fails when a nova release changes the method we wrap: the wrapper
+    # passes every one of these parameters on by name.
+    coordination.check_signature(
+        sched_manager.SchedulerManager.__dict__['select_destinations'])
+
+
+def test_other_parameters_are_refused():
+    class Changed:
+        def select_destinations(self, context, spec_obj, instance_uuids):
+            pass
+
+    with pytest.raises(coordination.WrapError, match='not supported'):
+        coordination.install(Changed)
+
+
+def test_install_is_idempotent_and_reversible():
+    class Manager:
+        _sentinel = object()
+
+        def select_destinations(
+                self, context, request_spec=None, filter_properties=None,
+                spec_obj=_sentinel, instance_uuids=None,
+                return_objects=False, return_alternates=False):
+            return 'nova'
+
+    original = Manager.__dict__['select_destinations']
+    assert coordination.install(Manager)
+    wrapped = Manager.__dict__['select_destinations']
+    assert wrapped is not original
+    assert coordination.install(Manager)
+    assert Manager.__dict__['select_destinations'] is wrapped
+    coordination.uninstall(Manager)
+    assert Manager.__dict__['select_destinations'] is original
+
+
+def test_wrapper_keeps_the_parameters_and_expected_exceptions():
+    assert tuple(inspect.signature(
+        coordination._undecorated(coordination._serialised(
+            sched_manager.SchedulerManager.__dict__[
+                'select_destinations']))).parameters) == \
+        coordination.EXPECTED_PARAMETERS
+
+
+def _spec_args():
+    return dict(context=None, request_spec=None, filter_properties=None,
+                spec_obj=object(), instance_uuids=None)
+
+
+def test_lock_is_held_through_nova_and_bounded(monkeypatch, tmp_path):
+    """Two callers for one group run one after the other; a third that
+    cannot get the lock in time gets NoValidHost with a reason."""
+    monkeypatch.setattr(coordination, '_coordinator', None)
+    from oslo_config import cfg
+    conf = cfg.CONF
+    conf.set_override('coordination_backend_url',
+                      f'file://{tmp_path}',
+                      group='scoped_policies')
+    conf.set_override('coordination_lock_timeout', 0.5,
+                      group='scoped_policies')
+    try:
+        inside = []
+
+        def nova(self, context, request_spec=None, filter_properties=None,
+                 spec_obj=None, instance_uuids=None, return_objects=False,
+                 return_alternates=False):
+            inside.append('in')
+            time.sleep(0.3)
+            inside.append('out')
+            return 'ok'
+
+        class States:
+            def serialised_group(self, spec):
+                return uuids.group
+
+        monkeypatch.setattr(
+            'nova_scoped_policies.scheduler.state.states', States)
+        wrapped = coordination._serialised(nova)
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(
+            wrapped(None, **_spec_args()))) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert results == ['ok', 'ok']
+        assert inside == ['in', 'out', 'in', 'out']
+
+        conf.set_override('coordination_lock_timeout', 0.1,
+                          group='scoped_policies')
+        lock = coordination.coordinator().lock(uuids.group)
+        assert lock.acquire()
+        try:
+            started = time.monotonic()
+            with pytest.raises(dispatcher.ExpectedException) as caught:
+                wrapped(None, **_spec_args())
+            assert time.monotonic() - started < 2
+            reason = caught.value.exc_info[1]
+            assert isinstance(reason, exception.NoValidHost)
+            assert 'fail closed' in str(reason)
+        finally:
+            lock.release()
+    finally:
+        coordination.reset()
+        conf.clear_override('coordination_backend_url',
+                            group='scoped_policies')
+        conf.clear_override('coordination_lock_timeout',
+                            group='scoped_policies')
+
+
+class _Cells:
+    def __init__(self, hosts):
+        self.hosts = hosts
+
+    def locate(self, context, member_uuids):
+        return {u: self.hosts.get(u) for u in member_uuids
+                if u in self.hosts}
+
+
+class _Placement:
+    def __init__(self, allocations):
+        self.allocations = allocations
+        self.calls = []
+
+    def get_allocs_for_consumer(self, context, consumer):
+        self.calls.append(consumer)
+        return {'allocations': self.allocations.get(consumer, {})}
+
+
+def test_members_in_flight_are_located_from_their_claims(monkeypatch):
+    placement = _Placement({uuids.flying: {uuids.node3: {'resources': {}}}})
+    locator = members.InFlightMemberLocator(
+        cells=_Cells({uuids.placed: 'h1', uuids.building: None}),
+        placement=lambda: placement)
+    monkeypatch.setattr(locator, '_provider_hosts',
+                        lambda ctx, rps: {uuids.node3: 'h3'} if rps else {})
+    found = locator.locate(None, [uuids.placed, uuids.building,
+                                  uuids.flying])
+    assert found == {uuids.placed: 'h1', uuids.building: None,
+                     uuids.flying: 'h3'}
+    # one call per unplaced member, none for placed ones or per host
+    assert sorted(placement.calls) == sorted([uuids.building, uuids.flying])
+
+
+def test_nova_aggregate_methods_are_what_the_hook_expects():
+    for name in aggregate_events.EXPECTED:
+        aggregate_events.check_signature(
+            name, sched_manager.SchedulerManager.__dict__[name])
+
+
+def test_aggregate_hook_is_idempotent_and_marks_the_cache_stale(
+        monkeypatch):
+    calls = []
+
+    class Manager:
+        def update_aggregates(self, ctxt, aggregates):
+            calls.append('nova')
+
+        def delete_aggregate(self, ctxt, aggregate):
+            calls.append('nova')
+
+    class States:
+        def aggregates_changed(self):
+            calls.append('ours')
+
+    monkeypatch.setattr(
+        'nova_scoped_policies.scheduler.state.states', States)
+    aggregate_events.install(Manager)
+    wrapped = Manager.__dict__['update_aggregates']
+    aggregate_events.install(Manager)
+    assert Manager.__dict__['update_aggregates'] is wrapped
+    Manager().update_aggregates(None, [])
+    Manager().delete_aggregate(None, None)
+    assert calls == ['nova', 'ours', 'nova', 'ours']
+    aggregate_events.uninstall(Manager)
+    assert Manager.__dict__['update_aggregates'] is not wrapped
+
+    class Changed:
+        def update_aggregates(self, aggregates):
+            pass
+
+        delete_aggregate = Manager.delete_aggregate
+
+    with pytest.raises(aggregate_events.WrapError):
+        aggregate_events.install(Changed)
