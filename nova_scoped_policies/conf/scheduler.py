@@ -171,6 +171,18 @@ delay. 0 reads the store for every group boot. The last copy read is kept
 beyond this delay only to tell hard from soft policies while the store is
 unreachable.
 """),
+    cfg.FloatOpt(
+        'store_retry_interval',
+        default=10.0,
+        min=0.0,
+        help="""
+Seconds the scheduler leaves the policy store alone after it failed to
+answer (a circuit breaker). Meanwhile group boots are decided at once from
+the answers read last: soft stored policies are skipped, hard ones and
+groups never read fail closed with a reason saying so; boots outside stored
+groups are not affected. The outage is logged once when it starts and once
+when it ends. 0 retries at every request.
+"""),
     cfg.StrOpt(
         COORDINATION_URL,
         secret=True,

@@ -211,7 +211,9 @@ class RequestStates:
             try:
                 self._store = None if not name else stores.CachedStore(
                     stores.load_driver(name, CONF),
-                    lambda: CONF.scoped_policies.store_cache_ttl)
+                    lambda: CONF.scoped_policies.store_cache_ttl,
+                    retry_interval=lambda:
+                        CONF.scoped_policies.store_retry_interval)
             except ValueError as exc:
                 # a configuration error: every group boot fails closed
                 raise exception.NoValidHost(reason=f'scoped policies: {exc}')

@@ -5,7 +5,10 @@ chosen by ``[scoped_policies] store_driver``) answers two questions:
 which scopes exist and what a group's stored policies are. ``sql`` reads
 the database, ``http`` the policy API. :class:`CachedStore` keeps the
 answers for ``store_cache_ttl`` seconds and remembers the last answer to
-tell hard from soft policies while the store is unreachable.
+tell hard from soft policies while the store is unreachable. A failed call
+opens a circuit breaker: for ``store_retry_interval`` seconds no request
+waits for the store again (each answers at once from what is known), and
+the outage is logged once when it starts and once when it ends.
 """
 
 import abc
@@ -96,10 +99,17 @@ class CachedStore:
 
     def __init__(self, driver: PolicyStoreDriver,
                  ttl: typing.Callable[[], int],
-                 clock: typing.Callable[[], float] = time.monotonic) -> None:
+                 clock: typing.Callable[[], float] = time.monotonic,
+                 retry_interval: typing.Callable[[], float] = lambda: 10.0
+                 ) -> None:
         self.driver = driver
         self._ttl = ttl
         self._clock = clock
+        self._retry_interval = retry_interval
+        # circuit breaker: while open, the driver is not called at all
+        self._down_since: typing.Optional[float] = None
+        self._down_reason = ''
+        self._next_try = 0.0
         self._lock = threading.Lock()
         self._scopes: typing.Optional[typing.Tuple[float, list]] = None
         self._groups: typing.Dict[str, typing.Tuple[float, typing.Any]] = {}
@@ -107,17 +117,51 @@ class CachedStore:
     def _fresh(self, read_at: float) -> bool:
         return self._clock() - read_at < self._ttl()
 
+    def _call(self, method, *args):
+        """Call the driver unless the breaker is open; log an outage once
+        when it starts and once when it ends, never per request.
+
+        :raises StoreUnavailable: the driver failed now, or within the last
+            ``retry_interval`` seconds (then without calling it).
+        """
+        with self._lock:
+            if self._down_since is not None and \
+                    self._clock() < self._next_try:
+                raise StoreUnavailable(
+                    f'{self._down_reason} (not retried before '
+                    f'{self._next_try - self._clock():.0f} s)')
+        try:
+            result = method(*args)
+        except StoreUnavailable as exc:
+            with self._lock:
+                first = self._down_since is None
+                if first:
+                    self._down_since = self._clock()
+                self._down_reason = str(exc)
+                self._next_try = self._clock() + self._retry_interval()
+            if first:
+                LOG.error('Policy store unreachable; retried at most every '
+                          '%(n)g s until it answers: %(exc)s',
+                          {'n': self._retry_interval(), 'exc': exc})
+            raise
+        with self._lock:
+            down_since, self._down_since = self._down_since, None
+        if down_since is not None:
+            LOG.warning('Policy store reachable again after %.0f s',
+                        self._clock() - down_since)
+        return result
+
     def scopes(self) -> typing.List[dict]:
         """The stored scopes; the last copy (or none) when unreachable."""
         with self._lock:
             if self._scopes is not None and self._fresh(self._scopes[0]):
                 return self._scopes[1]
         try:
-            scopes = self.driver.scopes()
+            scopes = self._call(self.driver.scopes)
         except StoreUnavailable as exc:
             last = self._scopes[1] if self._scopes else []
-            LOG.warning('Policy store unreachable, using the %d scopes '
-                        'read last: %s', len(last), exc)
+            LOG.debug('Policy store unreachable, using the %d scopes '
+                      'read last: %s', len(last), exc)
             return last
         with self._lock:
             self._scopes = (self._clock(), scopes)
@@ -145,7 +189,7 @@ class CachedStore:
             if cached is not None and self._fresh(cached[0]):
                 return cached[1]
         try:
-            found = self.driver.group(uuid)
+            found = self._call(self.driver.group, uuid)
         except StoreUnavailable as exc:
             exc.last_known = cached[1] if cached is not None else _UNKNOWN
             raise

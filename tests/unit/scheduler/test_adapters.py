@@ -228,7 +228,7 @@ def test_list_opts_for_the_config_generator():
         'enable_forbidden_aggregates_filter',
         'enable_scoped_policy_query_filter', 'max_query_aggregates',
         'store_driver', 'store_cache_ttl', 'coordination_backend_url',
-        'coordination_lock_timeout'}
+        'coordination_lock_timeout', 'store_retry_interval'}
     for group in ('scoped_policies', 'scoped_policies_api', 'policy_store'):
         for option in listed[group]:
             assert len(option.help) > 80, option.name

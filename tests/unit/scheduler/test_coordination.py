@@ -2,6 +2,7 @@
 locator that counts members in flight."""
 
 import inspect
+import logging
 import threading
 import time
 
@@ -14,6 +15,7 @@ from nova.scheduler import manager as sched_manager
 from nova_scoped_policies.scheduler import aggregate_events
 from nova_scoped_policies.scheduler import coordination
 from nova_scoped_policies.scheduler import members
+from nova_scoped_policies.scheduler import stores
 
 
 def test_nova_select_destinations_is_what_the_wrapper_expects():
@@ -201,3 +203,45 @@ def test_aggregate_hook_is_idempotent_and_marks_the_cache_stale(
 
     with pytest.raises(aggregate_events.WrapError):
         aggregate_events.install(Changed)
+
+
+class _FlakyDriver(stores.PolicyStoreDriver):
+    def __init__(self):
+        self.down = True
+        self.calls = 0
+
+    def _answer(self, value):
+        self.calls += 1
+        if self.down:
+            raise stores.StoreUnavailable('database gone')
+        return value
+
+    def scopes(self):
+        return self._answer([])
+
+    def group(self, uuid):
+        return self._answer(None)
+
+    def groups(self):
+        return self._answer([])
+
+
+def test_circuit_breaker_spares_the_store_and_logs_once(caplog):
+    now = [100.0]
+    driver = _FlakyDriver()
+    store = stores.CachedStore(driver, lambda: 0, clock=lambda: now[0],
+                               retry_interval=lambda: 10.0)
+    caplog.set_level(logging.WARNING)
+    for _ in range(50):
+        with pytest.raises(stores.StoreUnavailable):
+            store.group(uuids.group)
+        assert store.scopes() == []
+        now[0] += 0.1
+    assert driver.calls == 1  # one try per retry interval, not per request
+    errors = [r for r in caplog.records if 'unreachable' in r.getMessage()]
+    assert len(errors) == 1
+    now[0] += 10
+    driver.down = False
+    assert store.group(uuids.group) is None
+    assert driver.calls == 2
+    assert any('reachable again' in r.getMessage() for r in caplog.records)
