@@ -1,4 +1,5 @@
-"""``python -m benchmarks [all|filters|request_filters|simulator] [args]``.
+"""``python -m benchmarks [all|filters|request_filters|simulator|
+concurrency] [args]``.
 
 ``all`` (the default) runs P1, P2 and P3 in turn and prints each figure with
 its ratio; ``--quick`` there shortens P1 and P3.
@@ -6,13 +7,15 @@ its ratio; ``--quick`` there shortens P1 and P3.
 
 import sys
 
+from benchmarks import bench_concurrency
 from benchmarks import bench_filters
 from benchmarks import bench_request_filters
 from benchmarks import bench_simulator
 
 SUITES = {'filters': bench_filters.main,
           'request_filters': bench_request_filters.main,
-          'simulator': bench_simulator.main}
+          'simulator': bench_simulator.main,
+          'concurrency': bench_concurrency.main}
 QUICK = ('filters', 'simulator')   # the suites that take --quick
 
 

@@ -6,6 +6,8 @@
 # request_filters (P2): request-filter cost and real-Placement candidates.
 # simulator (P3): placements/s at 5,000 hosts (fast engine, then the
 #   default one); fake vs real Placement.
+# concurrency (P4): concurrent group boots in nova's functional harness,
+#   ours (anti-affinity:rack + lock) vs nova's anti-affinity; boots/s ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/venv.sh
