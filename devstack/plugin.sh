@@ -100,7 +100,7 @@ function configure_nova_scoped_policies_api {
     configure_keystone_authtoken_middleware $conf nova-scoped-policies
     configure_keystone_authtoken_middleware $conf nova-scoped-policies placement
     configure_keystone_authtoken_middleware $conf nova-scoped-policies nova
-    $NOVA_SCOPED_POLICIES_BIN_DIR/nova-scoped-policies db upgrade --config-file $conf
+    $NOVA_SCOPED_POLICIES_BIN_DIR/nova-scoped-policies-manage db sync --config-file $conf
 
     iniset $NOVA_CONF scoped_policies store_driver sql
     iniset $NOVA_CONF policy_store connection "$connection"
