@@ -133,8 +133,8 @@ function create_nova_scoped_policies_examples {
         $os aggregate add host $agg ${NOVA_SCOPED_POLICIES_HOST:-$(hostname)}
     fi
     if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
-        if ! $os policy scope show $scope >/dev/null 2>&1; then
-            $os policy scope create $scope --aggregate $uuid
+        if ! $os scoped policy scope show $scope >/dev/null 2>&1; then
+            $os scoped policy scope create $scope --aggregate $uuid
         fi
     fi
 }

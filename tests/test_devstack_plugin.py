@@ -173,7 +173,7 @@ def test_extra_starts_the_api_and_creates_the_example_scope(tmp_path,
             'http://127.0.0.1:8799') in calls
     assert ('openstack --os-cloud devstack-admin aggregate create -f value '
             '-c uuid rack-1') in calls
-    assert ('openstack --os-cloud devstack-admin policy scope create rack '
+    assert ('openstack --os-cloud devstack-admin scoped policy scope create rack '
             '--aggregate 00000000-0000-4000-8000-0000000000a1') in calls
     assert 'stop_process nova-scoped-policies-api' in phase(tmp_path,
                                                             'unstack')

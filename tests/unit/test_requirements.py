@@ -42,8 +42,8 @@ def _imports(name):
         elif isinstance(node, ast.ImportFrom):
             module = node.module
             if node.level:
-                parts = package.split('.')[:len(package.split('.')) -
-                                            node.level + 1]
+                parts = package.split('.')
+                parts = parts[:len(parts) - node.level + 1]
                 module = '.'.join(parts + ([module] if module else []))
             yield module
             yield from (f'{module}.{alias.name}' for alias in node.names)

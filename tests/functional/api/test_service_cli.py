@@ -19,6 +19,19 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_for(url, server):
+    """The API's root document, once the server answers."""
+    http = requests.Session()
+    http.trust_env = False
+    for _ in range(300):
+        try:
+            return http.get(url + '/', timeout=5)
+        except requests.ConnectionError:
+            assert server.poll() is None, 'the API server exited'
+            time.sleep(0.1)
+    raise AssertionError(f'{url} did not answer in 30 s')
+
+
 def test_db_sync_then_serve(tmp_path):
     port = _free_port()
     conf = tmp_path / 'nsp.conf'
@@ -40,13 +53,7 @@ bind_port = {port}
     http = requests.Session()
     http.trust_env = False
     try:
-        for _ in range(100):
-            try:
-                root = http.get(url + '/', timeout=5)
-                break
-            except requests.ConnectionError:
-                assert server.poll() is None, server.stdout.read()
-                time.sleep(0.1)
+        root = wait_for(url, server)
         assert root.json()['versions'][0]['max_version'] == '1.0'
         created = http.post(url + '/os-policy-scopes', headers=ADMIN,
                             json={'policy_scope': {'name': 'rack'}},
