@@ -45,6 +45,18 @@ def nova_id(cmd, value: str, kind: str) -> str:
     return found.id
 
 
+def as_tenant_option(parser) -> None:
+    """``--as-tenant``: an administrator sees what a project sees."""
+    parser.add_argument('--as-tenant', metavar='<project-id>',
+                        help='(admin) show what this project sees: its '
+                        'identifiers and surrogates instead of real ids')
+
+
+def as_tenant_query(args) -> str:
+    """The query string of ``--as-tenant`` (empty without it)."""
+    return f'?as_tenant_id={args.as_tenant}' if args.as_tenant else ''
+
+
 def formatted(record: dict, columns: typing.Sequence[str]) -> list:
     """The values of ``columns``, lists and dicts as openstackclient shows
     them (``a, b`` / ``k='v'`` in tables, native in JSON and YAML)."""

@@ -40,16 +40,6 @@ def _group_arg(parser) -> None:
                         help='server group name or uuid')
 
 
-def _as_tenant(parser) -> None:
-    parser.add_argument('--as-tenant', metavar='<project-id>',
-                        help='(admin) show what this project sees: its '
-                        'identifiers and surrogates instead of real ids')
-
-
-def _query(args) -> str:
-    return f'?as_tenant_id={args.as_tenant}' if args.as_tenant else ''
-
-
 def _rules(values) -> dict:
     rules = {}
     for rule in values:
@@ -120,13 +110,13 @@ class ShowGroupPolicy(command.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _group_arg(parser)
-        _as_tenant(parser)
+        common.as_tenant_option(parser)
         return parser
 
     def take_action(self, args):
         group = _group_id(self, args.group)
-        return common.show(common.client(self).request(
-            'GET', f'/os-server-groups/{group}' + _query(args))[
+        url = f'/os-server-groups/{group}' + common.as_tenant_query(args)
+        return common.show(common.client(self).request('GET', url)[
             'server_group'], COLUMNS)
 
 
@@ -139,7 +129,7 @@ class ListGroupPolicy(command.Lister):
                             help='(admin) every project\'s groups')
         parser.add_argument('--project', metavar='<project-id>',
                             help='(admin) this project\'s groups')
-        _as_tenant(parser)
+        common.as_tenant_option(parser)
         return parser
 
     def take_action(self, args):
@@ -206,15 +196,16 @@ class AuditGroupPolicy(command.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _group_arg(parser)
-        _as_tenant(parser)
+        common.as_tenant_option(parser)
         parser.add_argument('--exit-code', action='store_true',
                             help='exit 1 when the group has violations')
         return parser
 
     def take_action(self, args):
         group = _group_id(self, args.group)
-        audit = common.client(self).request(
-            'GET', f'/os-server-groups/{group}/audit' + _query(args))[
+        url = (f'/os-server-groups/{group}/audit'
+               + common.as_tenant_query(args))
+        audit = common.client(self).request('GET', url)[
             'server_group_policy_audit']
         self.violations = list(audit['violations'])
         return AUDIT_COLUMNS, (audit['server_group_id'],

@@ -35,16 +35,6 @@ def _flags(parser) -> None:
                         '(random when a scope is created without it)')
 
 
-def _as_tenant(parser) -> None:
-    parser.add_argument('--as-tenant', metavar='<project-id>',
-                        help='(admin) show what this project sees: its '
-                        'identifiers instead of the real ones')
-
-
-def _query(args) -> str:
-    return f'?as_tenant_id={args.as_tenant}' if args.as_tenant else ''
-
-
 def _body(args, name=None) -> dict:
     body = {}
     if name:
@@ -90,12 +80,13 @@ class ListScope(command.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        _as_tenant(parser)
+        common.as_tenant_option(parser)
         return parser
 
     def take_action(self, args):
         scopes = common.client(self).request(
-            'GET', '/os-policy-scopes' + _query(args))['policy_scopes']
+            'GET', '/os-policy-scopes' + common.as_tenant_query(args))[
+            'policy_scopes']
         return common.rows(scopes, LIST_COLUMNS)
 
 
@@ -105,12 +96,13 @@ class ShowScope(command.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _scope_arg(parser)
-        _as_tenant(parser)
+        common.as_tenant_option(parser)
         return parser
 
     def take_action(self, args):
-        return common.show(common.client(self).request(
-            'GET', f'/os-policy-scopes/{args.scope}' + _query(args))[
+        url = f'/os-policy-scopes/{args.scope}' + common.as_tenant_query(
+            args)
+        return common.show(common.client(self).request('GET', url)[
             'policy_scope'], COLUMNS)
 
 
