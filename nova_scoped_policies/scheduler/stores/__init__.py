@@ -95,12 +95,15 @@ class CachedStore:
     :param driver: the store driver.
     :param ttl: returns the current cache lifetime in seconds.
     :param clock: monotonic clock, replaceable in tests.
+    :param retry_interval: returns the seconds the driver is left alone
+        after it failed (the circuit breaker; 0, the default, retries at
+        every read). The scheduler passes ``store_retry_interval``.
     """
 
     def __init__(self, driver: PolicyStoreDriver,
                  ttl: typing.Callable[[], int],
                  clock: typing.Callable[[], float] = time.monotonic,
-                 retry_interval: typing.Callable[[], float] = lambda: 10.0
+                 retry_interval: typing.Callable[[], float] = lambda: 0.0
                  ) -> None:
         self.driver = driver
         self._ttl = ttl
