@@ -7,7 +7,7 @@ A plugin is the only home of a policy type's (or rule's) meaning. For each
   :class:`~nova_scoped_policies.engine.context.PlacementContext`;
 * its Placement aggregate constraint (:class:`Constraint`);
 * its audit verdict over placed members (:class:`AuditView`);
-* the scopes and domains it can tell apart (:meth:`PolicyPlugin.distinguishes`);
+* the scopes and domains it can tell apart (``distinguishes``);
 * its structural meaning as a plain record (:class:`Structure`) a solver
   can compile without knowing the plugin.
 
