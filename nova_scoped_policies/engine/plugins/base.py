@@ -248,6 +248,7 @@ class PolicyTypePlugin(PolicyPlugin):
     policy_type: typing.Any = None
 
     def items(self, document: PolicyDocument) -> typing.List[Item]:
-        return [Item(self.name, str(p), document.field_of(i), p.scope, p)
+        return [Item(self.name, document.label_of(i), document.field_of(i),
+                     p.scope, p)
                 for i, p in enumerate(document.policies)
                 if p.type is self.policy_type]
