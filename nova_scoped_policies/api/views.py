@@ -65,7 +65,7 @@ def scope(record: dict, who: Viewer) -> dict:
         out['obfuscate_namespace_uuid'] = record['obfuscate_namespace_uuid']
         out['aggregates'] = list(record['aggregates'])
     elif record['allow_identifiers']:
-        one = topo.Topology([topo.scope_from_record(record)])
+        one = topo.build([topo.scope_from_record(record)])
         out['aggregates'] = sorted(
             one.identifier_for(record['name'], a, who.project_id)
             for a in record['aggregates'])
@@ -80,12 +80,7 @@ def scopes_topology(records: typing.Iterable[dict],
     :param records: scope records of the store.
     :param hosts: aggregate -> the hosts of it that matter (audits).
     """
-    records = list(records)
-    domains = [topo.Domain(agg, agg, r['name'],
-                           frozenset(hosts.get(agg, ())))
-               for r in records for agg in r['aggregates']]
-    return topo.Topology([topo.scope_from_record(r) for r in records],
-                         domains)
+    return topo.from_scope_records(records, hosts)
 
 
 def group(record: dict, who: Viewer, topology: topo.Topology) -> dict:
@@ -142,8 +137,8 @@ def audit(record: dict, who: Viewer, topology: topo.Topology,
             domains.append(topo.Domain(
                 d.id, shown(name, d.id), name,
                 frozenset(shown(HOST_SCOPE, h) for h in d.hosts)))
-    view = topo.Topology([topology.scope(n) for n in topology.scope_names],
-                         domains)
+    view = topo.build([topology.scope(n) for n in topology.scope_names],
+                      domains)
     result = audit_mod.audit(document, view, view_hosts,
                              project_id=record['project_id'])
     members = []

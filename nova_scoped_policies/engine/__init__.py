@@ -16,16 +16,11 @@ from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import HostWeight
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.context import Request
-from nova_scoped_policies.engine.plugins.affinity import Affinity
-from nova_scoped_policies.engine.plugins.anti_affinity import AntiAffinity
-from nova_scoped_policies.engine.plugins.base import HardPolicy
-from nova_scoped_policies.engine.plugins.base import SoftPolicy
-from nova_scoped_policies.engine.plugins.min_domains import MinDomains
-from nova_scoped_policies.engine.plugins.soft_affinity import SoftAffinity
-from nova_scoped_policies.engine.plugins.soft_anti_affinity import \
-    SoftAntiAffinity
+from nova_scoped_policies.engine.plugins.base import Item
+from nova_scoped_policies.engine.plugins.base import PolicyPlugin
+from nova_scoped_policies.engine.plugins.base import Structure
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.engine.reasons import Reason
-from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyType
 
 __all__ = ['Engine', 'Evaluation', 'Request', 'Reason', 'Verdict',
@@ -33,16 +28,6 @@ __all__ = ['Engine', 'Evaluation', 'Request', 'Reason', 'Verdict',
 
 MIN_DOMAINS_RULE = 'min-domains'
 """Family name of the min_domains_S checks (see Evaluation.reasons)."""
-
-HARD_PLUGINS: typing.Dict[str, HardPolicy] = {
-    PolicyType.AFFINITY.value: Affinity(),
-    PolicyType.ANTI_AFFINITY.value: AntiAffinity(),
-    MIN_DOMAINS_RULE: MinDomains(),
-}
-SOFT_PLUGINS: typing.Dict[str, SoftPolicy] = {
-    PolicyType.SOFT_AFFINITY.value: SoftAffinity(),
-    PolicyType.SOFT_ANTI_AFFINITY.value: SoftAntiAffinity(),
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +52,7 @@ class Evaluation:
     :param checks: family -> [(label, check)] for hard policies and rules.
     :param weighers: soft policy type -> [(label, weight function)].
     :param warnings: soft policies skipped, and why.
+    :param items: every (plugin, item) of the document, in order.
     """
 
     def __init__(self, context: PlacementContext,
@@ -74,8 +60,11 @@ class Evaluation:
                      typing.Tuple[str, HostCheck]]],
                  weighers: typing.Dict[str, typing.List[
                      typing.Tuple[str, HostWeight]]],
-                 warnings: typing.List[str]) -> None:
+                 warnings: typing.List[str],
+                 items: typing.Sequence[typing.Tuple[
+                     PolicyPlugin, Item]] = ()) -> None:
         self.context = context
+        self.items = tuple(items)
         self._checks = checks
         self._weighers = weighers
         self.warnings = warnings
@@ -138,6 +127,29 @@ class Evaluation:
                    for label, fn in pairs}
         return Verdict(not found, found, weights)
 
+    def distinguished(self) -> typing.Dict[
+            str, typing.Optional[typing.FrozenSet[str]]]:
+        """scope -> the domains some item of the request tells apart (None:
+        every domain); a domain not listed behaves like any other without
+        members. Scopes no item reads are absent.
+        """
+        found: typing.Dict[str, typing.Optional[typing.FrozenSet[str]]] = {}
+        for plugin, item in self.items:
+            for scope, domains in plugin.distinguishes(
+                    item, self.context).items():
+                if scope in found and found[scope] is None:
+                    continue
+                if domains is None or scope not in found:
+                    found[scope] = domains
+                else:
+                    found[scope] = found[scope] | domains
+        return found
+
+    def structures(self) -> typing.List[Structure]:
+        """Every item of the request as a solver's constraint record."""
+        rules = self.context.rules
+        return [plugin.structure(item, rules) for plugin, item in self.items]
+
     def verdicts(self, hosts: typing.Iterable[str]
                  ) -> typing.Dict[str, Verdict]:
         """A verdict for every host (for tools; filters use reasons())."""
@@ -147,16 +159,13 @@ class Evaluation:
 class Engine:
     """Compiles requests into :class:`Evaluation` objects.
 
-    :param hard: plugin per hard policy family.
-    :param soft: plugin per soft policy type.
+    :param plugins: the policy plugins (default: the registry's).
     """
 
-    def __init__(self, hard: typing.Optional[
-                     typing.Mapping[str, HardPolicy]] = None,
-                 soft: typing.Optional[
-                     typing.Mapping[str, SoftPolicy]] = None) -> None:
-        self.hard = dict(HARD_PLUGINS if hard is None else hard)
-        self.soft = dict(SOFT_PLUGINS if soft is None else soft)
+    def __init__(self, plugins: typing.Optional[
+            typing.Sequence[PolicyPlugin]] = None) -> None:
+        self.plugins = tuple(registry.PLUGINS if plugins is None
+                             else plugins)
 
     def prepare(self, request: Request) -> Evaluation:
         """Compile one request.
@@ -172,29 +181,21 @@ class Engine:
         weighers: typing.Dict[str, typing.List[
             typing.Tuple[str, HostWeight]]] = {}
         warnings: typing.List[str] = []
-        document = request.document
-        items: typing.List[typing.Tuple[str, str, Policy]] = [
-            (p.type.value, document.field_of(i), p)
-            for i, p in enumerate(document.policies)]
-        items += [(MIN_DOMAINS_RULE, f'rules.min_domains_{scope}',
-                   Policy(PolicyType.ANTI_AFFINITY, scope))
-                  for scope in sorted(request.document.rules.min_domains)]
-        for family, field, policy in items:
-            label = (str(policy) if family != MIN_DOMAINS_RULE
-                     else field.split('.', 1)[1])
-            known = topology.scope(policy.scope) is not None
-            if family in self.soft:
+        items = registry.items(request.document, self.plugins)
+        for plugin, item in items:
+            known = topology.scope(item.scope) is not None
+            if not plugin.hard:
                 if not known:
-                    warnings.append(f'{label}: scope {policy.scope} is not '
-                                    'defined; soft policy ignored')
+                    warnings.append(f'{item.label}: scope {item.scope} is '
+                                    'not defined; soft policy ignored')
                     continue
-                weighers.setdefault(family, []).append(
-                    (label, self.soft[family].prepare(policy, field, ctx)))
+                weighers.setdefault(item.family, []).append(
+                    (item.label, plugin.weight(item, ctx)))
                 continue
             if not known:
-                check = ctx.unknown_scope(policy.scope, label)
+                check = ctx.unknown_scope(item.scope, item.label)
             else:
-                check = self.hard[family].prepare(policy, field, ctx)
+                check = plugin.check(item, ctx)
             if check is not None:
-                checks.setdefault(family, []).append((label, check))
-        return Evaluation(ctx, checks, weighers, warnings)
+                checks.setdefault(item.family, []).append((item.label, check))
+        return Evaluation(ctx, checks, weighers, warnings, items)

@@ -9,10 +9,10 @@ import collections
 import dataclasses
 import typing
 
-from nova_scoped_policies.engine.context import DEFAULT_MAX_SERVER_PER
-from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.engine.plugins.base import AuditView
+from nova_scoped_policies.engine.plugins.base import Item
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy.model import PolicyDocument
-from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.topology import Topology
 
 
@@ -65,58 +65,12 @@ def audit(document: PolicyDocument, topology: Topology,
                 where[scope][domain].append(member)
         members.append(MemberPlacement(member, host, domains))
 
-    def listed(ids):
-        return ', '.join(sorted(name(i) for i in ids))
+    def target(item: Item) -> str:
+        return topology.resolve_identifier(item.scope, item.identifier,
+                                           project_id)
 
-    dname = topology.domain_name
-    for policy in document.policies:
-        if not policy.hard:
-            continue
-        label, scope = str(policy), policy.scope
-        if topology.scope(scope) is None:
-            violations.append(f'{label}: scope {scope} is not defined')
-            continue
-        if scope != HOST_SCOPE:
-            for member, host in sorted(placed.items()):
-                found = topology.domains_of(scope, host)
-                if len(found) != 1:
-                    what = ('no domain' if not found else
-                            f'{len(found)} domains')
-                    violations.append(f'{label}: {name(member)} runs on '
-                                      f'{host}, in {what} of scope {scope}')
-        by_domain = where[scope]
-        if policy.identifier is not None:
-            try:
-                target = topology.resolve_identifier(
-                    scope, policy.identifier, project_id)
-            except ValueError as exc:
-                violations.append(f'{label}: {exc}')
-                continue
-            if policy.type is PolicyType.AFFINITY:
-                outside = [m for m in placed if m not in by_domain[target]]
-                if outside:
-                    violations.append(f'{label}: {listed(outside)} not in '
-                                      f'{dname(target)}')
-            elif by_domain[target]:
-                violations.append(f'{label}: {listed(by_domain[target])} in '
-                                  f'excluded {dname(target)}')
-        elif policy.type is PolicyType.AFFINITY:
-            if len(by_domain) > 1:
-                spread = ', '.join(sorted(dname(d) for d in by_domain))
-                violations.append(f'{label}: members are in {len(by_domain)} '
-                                  f'domains ({spread})')
-        else:
-            limit = document.rules.max_server_per.get(
-                scope, DEFAULT_MAX_SERVER_PER)
-            for domain, there in sorted(by_domain.items()):
-                if len(there) > limit:
-                    violations.append(
-                        f'{label}: {dname(domain)} holds {len(there)} of max '
-                        f'{limit} ({listed(there)})')
-    size = document.rules.size
-    for scope, needed in sorted(document.rules.min_domains.items()):
-        used = len(where[scope])
-        if size is not None and len(placed) >= size and used < needed:
-            violations.append(f'min_domains_{scope}: {len(placed)} members '
-                              f'use {used} domain(s) of {needed}')
+    view = AuditView(topology, document.rules, placed, where, name, target)
+    for plugin, item in registry.items(document):
+        if plugin.hard:
+            violations.extend(plugin.audit(item, view))
     return Audit(tuple(members), tuple(violations))

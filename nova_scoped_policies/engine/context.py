@@ -5,6 +5,7 @@ import dataclasses
 import typing
 
 from nova_scoped_policies.engine import reasons
+from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
@@ -31,7 +32,9 @@ class Request:
         multi-instance request, one entry per instance.
     :param instance_uuid: the instance being scheduled; on a move it is a
         member and is not counted against itself.
-    :param project_id: the tenant, for obfuscated domain identifiers.
+
+    Targeted policies name real domain ids: the edges translate tenant
+    identifiers first (:func:`nova_scoped_policies.identifiers.to_real`).
     """
 
     document: PolicyDocument
@@ -40,7 +43,6 @@ class Request:
         dataclasses.field(default_factory=dict)
     in_flight: typing.Sequence[str] = ()
     instance_uuid: typing.Optional[str] = None
-    project_id: typing.Optional[str] = None
 
 
 class PlacementContext:
@@ -116,9 +118,25 @@ class PlacementContext:
         return used < needed and 0 < self.remaining() <= needed - used
 
     def target(self, policy: Policy, field: str) -> str:
-        """The real domain id a targeted policy names (see Topology)."""
-        return self.topology.resolve_identifier(
-            policy.scope, policy.identifier, self.request.project_id, field)
+        """The real domain id a targeted policy names.
+
+        :raises PolicyError: the scope takes no identifiers or has no such
+            domain.
+        """
+        scope, identifier = policy.scope, policy.identifier
+        written = self.request.document.written.get(policy)
+        shown = written.rsplit(':', 1)[-1] if written else identifier
+        sc = self.topology.scope(scope)
+        if sc is None:
+            raise PolicyError(field, shown, f'unknown scope {scope!r}')
+        if scope == HOST_SCOPE or not sc.allow_identifiers:
+            raise PolicyError(field, shown, f'scope {scope} does not '
+                              'allow targeting a domain by identifier')
+        domain = self.topology.domain(identifier)
+        if domain is None or domain.scope != scope:
+            raise PolicyError(field, shown, f'no domain of scope {scope} '
+                              'has this identifier')
+        return identifier
 
     def locate(self, scope: str, label: str,
                on_domain: typing.Callable[[str, str],

@@ -12,7 +12,6 @@ import typing
 
 from nova_scoped_policies.engine import Evaluation
 from nova_scoped_policies.policy.model import HOST_SCOPE
-from nova_scoped_policies.policy.model import PolicyType
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,7 +33,8 @@ class AggregateConstraints:
 
 
 def constraints(evaluation: Evaluation) -> AggregateConstraints:
-    """The aggregate constraints implied by a request's hard policies.
+    """The aggregate constraints implied by a request's hard items: the
+    fold of every plugin's :meth:`~.PolicyPlugin.constraint`.
 
     Uses the counts the evaluation already built: O(domains with members).
 
@@ -42,46 +42,21 @@ def constraints(evaluation: Evaluation) -> AggregateConstraints:
     """
     ctx = evaluation.context
     topology = ctx.topology
-    rules = ctx.rules
     required: typing.List[typing.FrozenSet[str]] = []
     forbidden: typing.Set[str] = set()
     why: typing.List[str] = []
-
-    def forbid(domains, reason):
-        if domains:
-            forbidden.update(domains)
-            why.append(f'{reason}: !in {sorted(domains)}')
-
-    def require(domains, reason):
-        if domains:
-            required.append(frozenset(domains))
-            why.append(f'{reason}: in {sorted(domains)}')
-
-    for i, policy in enumerate(ctx.request.document.policies):
-        scope = policy.scope
-        if (not policy.hard or scope == HOST_SCOPE
-                or topology.scope(scope) is None):
+    for plugin, item in evaluation.items:
+        # a host is no aggregate; an unknown scope has no domains
+        if (not plugin.hard or item.scope == HOST_SCOPE
+                or topology.scope(item.scope) is None):
             continue
-        label = str(policy)
-        if policy.identifier is not None:
-            target = ctx.target(policy,
-                                ctx.request.document.field_of(i))
-            if policy.type is PolicyType.AFFINITY:
-                require({target}, label)
-            else:
-                forbid({target}, label)
+        found = plugin.constraint(item, ctx)
+        if found is None:
             continue
-        if policy.type is PolicyType.AFFINITY:
-            counts = ctx.counts(scope)
-            if ctx.placed and counts:
-                require(set(counts), label)
-        else:
-            forbid(ctx.full_domains(scope),
-                   f'{label} (max {ctx.limit(scope)})')
-    for scope, needed in sorted(rules.min_domains.items()):
-        if scope == HOST_SCOPE or topology.scope(scope) is None:
-            continue
-        if ctx.min_domains_binds(scope):
-            forbid(set(ctx.counts(scope)), f'min_domains_{scope}={needed}')
+        if found.required:
+            required.append(found.required)
+        forbidden.update(found.forbidden)
+        if found.why:
+            why.append(found.why)
     return AggregateConstraints(tuple(required), frozenset(forbidden),
                                 tuple(why))

@@ -92,6 +92,9 @@ class PolicyDocument:
     :param name: the group name, if the document carried one.
     :param fields: policy -> the field it came from (e.g.
         ``scoped_policies.policies[0]``), for errors; not part of equality.
+    :param written: policy -> how the caller wrote it, once its identifier
+        was translated to the real one (see ``identifiers.to_real``), for
+        reasons and errors; not part of equality.
     """
 
     policies: typing.Tuple[Policy, ...] = ()
@@ -99,6 +102,13 @@ class PolicyDocument:
     name: typing.Optional[str] = None
     fields: typing.Mapping[Policy, str] = dataclasses.field(
         default_factory=dict, compare=False, repr=False)
+    written: typing.Mapping[Policy, str] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False)
+
+    def label_of(self, index: int) -> str:
+        """``policies[index]`` as the caller wrote it."""
+        policy = self.policies[index]
+        return self.written.get(policy) or str(policy)
 
     def field_of(self, index: int) -> str:
         """Where ``policies[index]`` came from, for error messages."""

@@ -21,6 +21,7 @@ from nova import context as nova_context
 from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
+from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.scheduler import members as members_mod
@@ -185,9 +186,7 @@ class RequestStates:
                 entry.evaluation = self.engine.prepare(engine.Request(
                     entry.document, entry.topology, entry.placements,
                     in_flight=hosts[entry.base_hosts:],
-                    instance_uuid=key[0],
-                    project_id=(spec_obj.project_id
-                                if 'project_id' in spec_obj else None)))
+                    instance_uuid=key[0]))
                 entry.key = key
                 for warning in entry.evaluation.warnings:
                     LOG.warning('Scoped policies: %s', warning)
@@ -303,6 +302,9 @@ class RequestStates:
             return _Entry(None)
         if topology is None:
             topology = self.aggregates.get(context)
+        document = identifiers.to_real(
+            document, topology,
+            spec_obj.project_id if 'project_id' in spec_obj else None)
         placements: typing.Mapping[str, typing.Optional[str]] = {}
         base_hosts = 0
         if group is not None:

@@ -113,7 +113,7 @@ class Scenario:
         domains = [topo.Domain(a.uuid, a.name, a.metadata['policy_scope'],
                                frozenset(a.hosts))
                    for a in self.aggregates if 'policy_scope' in a.metadata]
-        return topo.Topology(self.scopes, domains)
+        return topo.build(self.scopes, domains)
 
 
 def _expect(path, value, kind, what):

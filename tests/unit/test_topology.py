@@ -172,3 +172,21 @@ def test_stored_scopes_join_and_replace_metadata_scopes():
         'scope switch is defined by the policy store and by aggregate '
         'metadata policy_scope; the policy store wins',
         'scope zone: aggregate gone does not exist']
+
+
+def test_todays_names_stay_importable_from_the_package():
+    from nova_scoped_policies.topology import (  # noqa: F401
+        ALLOW_IDENTIFIERS_KEY, AggregateInfo, Domain, HostIndex, NAMESPACE_KEY,
+        NO_DOMAINS, OBFUSCATE_IDENTIFIERS_KEY, SCOPE_KEY, Scope, Topology,
+        from_aggregates, obfuscate, scope_from_record)
+
+
+def test_stored_scope_records_build_the_same_topology():
+    records = [{'name': 'rack', 'allow_identifiers': True,
+                'obfuscate_identifiers': False,
+                'obfuscate_namespace_uuid': None,
+                'aggregates': ['a1', 'a2']}]
+    topology = topo.from_scope_records(records, {'a1': ['h1'], 'a2': ['h2']})
+    assert topology.domains_of('rack', 'h2') == ('a2',)
+    assert topology.resolve_identifier('rack', 'a1', 'p') == 'a1'
+    assert topology.problems == []

@@ -7,22 +7,26 @@ from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
-from nova_scoped_policies.policy.model import Policy
+from nova_scoped_policies.policy.model import PolicyType
+from nova_scoped_policies.policy.model import Rules
 
 
-class Affinity(base.HardPolicy):
+class Affinity(base.PolicyTypePlugin):
     """Pass iff no member is placed yet or the host's domain holds one.
 
     A targeted ``affinity:S:ID`` passes only the hosts of domain ID.
     """
 
-    def prepare(self, policy: Policy, field: str,
-                ctx: PlacementContext) -> typing.Optional[HostCheck]:
-        label = str(policy)
-        scope = policy.scope
+    name = PolicyType.AFFINITY.value
+    policy_type = PolicyType.AFFINITY
+
+    def check(self, item: base.Item,
+              ctx: PlacementContext) -> typing.Optional[HostCheck]:
+        label = item.label
+        scope = item.scope
         names = ctx.topology.domain_name
-        if policy.identifier is not None:
-            target = ctx.target(policy, field)
+        if item.identifier is not None:
+            target = ctx.target(item.policy, item.field)
             target_name = names(target)
 
             def in_target(host: str, domain: str):
@@ -60,3 +64,46 @@ class Affinity(base.HardPolicy):
         def on_domain(host: str, domain: str):
             return None if domain in counts else reason(domain)
         return ctx.locate(scope, label, on_domain)
+
+    def constraint(self, item: base.Item, ctx: PlacementContext
+                   ) -> typing.Optional[base.Constraint]:
+        if item.identifier is not None:
+            target = ctx.target(item.policy, item.field)
+            return base.Constraint(required=frozenset({target}),
+                                   why=f'{item.label}: in {[target]}')
+        counts = ctx.counts(item.scope)
+        if ctx.placed and counts:
+            return base.Constraint(
+                required=frozenset(counts),
+                why=f'{item.label}: in {sorted(counts)}')
+        return None
+
+    def audit(self, item: base.Item, view: base.AuditView
+              ) -> typing.List[str]:
+        found = view.located(item)
+        if view.topology.scope(item.scope) is None:
+            return found
+        by_domain = view.where[item.scope]
+        dname = view.topology.domain_name
+        if item.identifier is not None:
+            try:
+                target = view.target(item)
+            except ValueError as exc:
+                return found + [f'{item.label}: {exc}']
+            outside = [m for m in view.placed if m not in by_domain[target]]
+            if outside:
+                found.append(f'{item.label}: {view.listed(outside)} not in '
+                             f'{dname(target)}')
+        elif len(by_domain) > 1:
+            spread = ', '.join(sorted(dname(d) for d in by_domain))
+            found.append(f'{item.label}: members are in {len(by_domain)} '
+                         f'domains ({spread})')
+        return found
+
+    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
+        if item.identifier is not None:
+            return base.Structure(base.Kind.IN_DOMAIN, item.scope,
+                                  identifier=item.identifier,
+                                  label=item.label)
+        return base.Structure(base.Kind.SAME_DOMAIN, item.scope,
+                              label=item.label)

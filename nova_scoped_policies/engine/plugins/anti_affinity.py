@@ -3,14 +3,16 @@
 import typing
 
 from nova_scoped_policies.engine import reasons
+from nova_scoped_policies.engine.context import DEFAULT_MAX_SERVER_PER
 from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
-from nova_scoped_policies.policy.model import Policy
+from nova_scoped_policies.policy.model import PolicyType
+from nova_scoped_policies.policy.model import Rules
 
 
-class AntiAffinity(base.HardPolicy):
+class AntiAffinity(base.PolicyTypePlugin):
     """Pass iff the host's domain holds fewer than max_server_per_S members.
 
     A targeted ``anti-affinity:S:ID`` instead rejects the hosts of domain ID.
@@ -18,13 +20,16 @@ class AntiAffinity(base.HardPolicy):
     anti-affinity, as Nova's ServerGroupAntiAffinityFilter lets it.
     """
 
-    def prepare(self, policy: Policy, field: str,
-                ctx: PlacementContext) -> typing.Optional[HostCheck]:
-        label = str(policy)
-        scope = policy.scope
+    name = PolicyType.ANTI_AFFINITY.value
+    policy_type = PolicyType.ANTI_AFFINITY
+
+    def check(self, item: base.Item,
+              ctx: PlacementContext) -> typing.Optional[HostCheck]:
+        label = item.label
+        scope = item.scope
         names = ctx.topology.domain_name
-        if policy.identifier is not None:
-            target = ctx.target(policy, field)
+        if item.identifier is not None:
+            target = ctx.target(item.policy, item.field)
             target_name = names(target)
 
             def excluded(host: str, domain: str):
@@ -61,3 +66,53 @@ class AntiAffinity(base.HardPolicy):
         def on_domain(host: str, domain: str):
             return reason(domain) if domain in full else None
         return ctx.locate(scope, label, on_domain)
+
+    def constraint(self, item: base.Item, ctx: PlacementContext
+                   ) -> typing.Optional[base.Constraint]:
+        if item.identifier is not None:
+            target = ctx.target(item.policy, item.field)
+            return base.Constraint(forbidden=frozenset({target}),
+                                   why=f'{item.label}: !in {[target]}')
+        full = ctx.full_domains(item.scope)
+        if not full:
+            return None
+        return base.Constraint(
+            forbidden=frozenset(full),
+            why=f'{item.label} (max {ctx.limit(item.scope)}): '
+                f'!in {sorted(full)}')
+
+    def audit(self, item: base.Item, view: base.AuditView
+              ) -> typing.List[str]:
+        found = view.located(item)
+        if view.topology.scope(item.scope) is None:
+            return found
+        by_domain = view.where[item.scope]
+        dname = view.topology.domain_name
+        if item.identifier is not None:
+            try:
+                target = view.target(item)
+            except ValueError as exc:
+                return found + [f'{item.label}: {exc}']
+            if by_domain[target]:
+                found.append(f'{item.label}: {view.listed(by_domain[target])}'
+                             f' in excluded {dname(target)}')
+            return found
+        limit = view.rules.max_server_per.get(item.scope,
+                                              DEFAULT_MAX_SERVER_PER)
+        for domain, there in sorted(by_domain.items()):
+            if len(there) > limit:
+                found.append(f'{item.label}: {dname(domain)} holds '
+                             f'{len(there)} of max {limit} '
+                             f'({view.listed(there)})')
+        return found
+
+    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
+        if item.identifier is not None:
+            return base.Structure(base.Kind.NOT_IN_DOMAIN, item.scope,
+                                  identifier=item.identifier,
+                                  label=item.label)
+        return base.Structure(
+            base.Kind.AT_MOST_PER_DOMAIN, item.scope,
+            limit=rules.max_server_per.get(item.scope,
+                                           DEFAULT_MAX_SERVER_PER),
+            label=item.label)

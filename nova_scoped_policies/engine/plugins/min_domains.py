@@ -6,23 +6,30 @@ from nova_scoped_policies.engine import reasons
 from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
-from nova_scoped_policies.policy.model import Policy
+from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.policy.model import Rules
 from nova_scoped_policies.policy.parser import MIN_DOMAINS
 
 
-class MinDomains(base.HardPolicy):
+class MinDomains(base.PolicyPlugin):
     """With ``used`` domains holding members and ``remaining`` members still
     to place (this one included): if used < N and remaining <= N - used,
     the host must be in a domain that holds no member yet.
-
-    The engine passes the rule as a policy of the rule's scope.
     """
 
-    def prepare(self, policy: Policy, field: str,
-                ctx: PlacementContext) -> typing.Optional[HostCheck]:
-        scope = policy.scope
-        needed = ctx.rules.min_domains[scope]
-        label = f'{MIN_DOMAINS}{scope}'
+    name = 'min-domains'
+
+    def items(self, document: PolicyDocument) -> typing.List[base.Item]:
+        return [base.Item(self.name, f'{MIN_DOMAINS}{scope}',
+                          f'rules.{MIN_DOMAINS}{scope}', scope, value=needed)
+                for scope, needed in sorted(
+                    document.rules.min_domains.items())]
+
+    def check(self, item: base.Item,
+              ctx: PlacementContext) -> typing.Optional[HostCheck]:
+        scope = item.scope
+        needed = item.value
+        label = item.label
         if not ctx.min_domains_binds(scope):
             return None
         counts = ctx.counts(scope)
@@ -41,3 +48,28 @@ class MinDomains(base.HardPolicy):
                 f'yet to reach {needed} (used: {used})',
                 domain=name, count=used, limit=needed)
         return ctx.locate(scope, label, on_domain)
+
+    def constraint(self, item: base.Item, ctx: PlacementContext
+                   ) -> typing.Optional[base.Constraint]:
+        if not ctx.min_domains_binds(item.scope):
+            return None
+        used = frozenset(ctx.counts(item.scope))
+        if not used:
+            return None
+        return base.Constraint(
+            forbidden=used,
+            why=f'{item.label}={item.value}: !in {sorted(used)}')
+
+    def audit(self, item: base.Item, view: base.AuditView
+              ) -> typing.List[str]:
+        used = len(view.where.get(item.scope, ()))
+        size = view.rules.size
+        if size is not None and len(view.placed) >= size \
+                and used < item.value:
+            return [f'{item.label}: {len(view.placed)} members use {used} '
+                    f'domain(s) of {item.value}']
+        return []
+
+    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
+        return base.Structure(base.Kind.AT_LEAST_DOMAINS, item.scope,
+                              limit=item.value, label=item.label)

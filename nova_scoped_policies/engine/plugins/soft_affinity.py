@@ -3,20 +3,20 @@
 from nova_scoped_policies.engine.context import HostWeight
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
-from nova_scoped_policies.policy.model import Policy
+from nova_scoped_policies.policy.model import PolicyType
+from nova_scoped_policies.policy.model import Rules
 
 
-def members_near(policy: Policy, field: str,
-                 ctx: PlacementContext) -> HostWeight:
-    """Host -> members in its domain(s) of the policy's scope.
+def members_near(item: base.Item, ctx: PlacementContext) -> HostWeight:
+    """Host -> members in its domain(s) of the item's scope.
 
     For a targeted policy: 1 for hosts of the targeted domain, else 0.
     Shared by both soft plugins, which differ only in sign.
     """
-    scope = policy.scope
+    scope = item.scope
     domains_of = ctx.topology.domains_of
-    if policy.identifier is not None:
-        target = ctx.target(policy, field)
+    if item.identifier is not None:
+        target = ctx.target(item.policy, item.field)
         return lambda host: float(target in domains_of(scope, host))
     counts = ctx.counts(scope)
     if not counts:
@@ -35,9 +35,17 @@ def members_near(policy: Policy, field: str,
     return weight
 
 
-class SoftAffinity(base.SoftPolicy):
+class SoftAffinity(base.PolicyTypePlugin):
     """Weight = +members in the host's domain: prefer domains with members."""
 
-    def prepare(self, policy: Policy, field: str,
-                ctx: PlacementContext) -> HostWeight:
-        return members_near(policy, field, ctx)
+    name = PolicyType.SOFT_AFFINITY.value
+    policy_type = PolicyType.SOFT_AFFINITY
+    hard = False
+
+    def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
+        return members_near(item, ctx)
+
+    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
+        return base.Structure(base.Kind.PREFER_TOGETHER, item.scope,
+                              hard=False, identifier=item.identifier,
+                              label=item.label)

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from nova_scoped_policies import engine
+from nova_scoped_policies import identifiers
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies.engine import reasons as R
 from nova_scoped_policies.policy import parse_document
@@ -32,8 +33,10 @@ def evaluate(document, placements=(), in_flight=(), instance=None,
         else placements
     if isinstance(document, dict):
         document = parse_document(document)
+    world = topology(extra)
+    document = identifiers.to_real(document, world, project)
     return engine.Engine().prepare(engine.Request(
-        document, topology(extra), placements, in_flight, instance, project))
+        document, world, placements, in_flight, instance))
 
 
 def members(*hosts):

@@ -1,0 +1,191 @@
+"""The topology model: scopes, their domains and host lookups.
+
+A *scope* (rack, switch, maintenance zone...) is split into *domains*; each
+domain is one host aggregate. ``host`` is the implicit scope in which every
+host is the sole member of its own domain. A host should be in at most one
+domain per scope; when it is in none or in several, the topology says so
+(:meth:`Topology.domains_of`, :attr:`Topology.problems`) and the engine
+turns that into a rejection reason. Nothing here raises on bad data.
+"""
+
+import dataclasses
+import typing
+import uuid
+
+from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.topology import tenant
+
+NO_DOMAINS: typing.Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    """A deployer-defined scope.
+
+    :param name: the scope name used in policies.
+    :param allow_identifiers: tenants may target its domains by identifier.
+    :param obfuscate_identifiers: tenants see per-tenant identifiers.
+    :param namespace: the uuid5 namespace of the obfuscation.
+    """
+
+    name: str
+    allow_identifiers: bool = False
+    obfuscate_identifiers: bool = False
+    namespace: typing.Optional[uuid.UUID] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Domain:
+    """One domain of a scope: a host aggregate.
+
+    :param id: the aggregate uuid (the real identifier).
+    :param name: the aggregate name, for people.
+    :param scope: the scope it is a domain of.
+    :param hosts: the compute host names in it.
+    """
+
+    id: str
+    name: str
+    scope: str
+    hosts: typing.FrozenSet[str] = frozenset()
+
+
+@dataclasses.dataclass(frozen=True)
+class AggregateInfo:
+    """What :func:`from_aggregates` needs of a host aggregate.
+
+    :param uuid: the aggregate uuid.
+    :param name: the aggregate name.
+    :param hosts: compute host names.
+    :param metadata: the aggregate metadata.
+    """
+
+    uuid: str
+    name: str
+    hosts: typing.Iterable[str] = ()
+    metadata: typing.Mapping[str, str] = dataclasses.field(
+        default_factory=dict)
+
+
+class HostIndex:
+    """host -> domain lookups for one scope, built once.
+
+    ``single`` maps hosts in exactly one domain to it; ``multiple`` maps hosts
+    in several domains (a deployer error) to all of them. Hosts in neither
+    are in no domain of the scope.
+    """
+
+    __slots__ = ('single', 'multiple')
+
+    def __init__(self, single: typing.Dict[str, str],
+                 multiple: typing.Dict[str, typing.Tuple[str, ...]]) -> None:
+        self.single = single
+        self.multiple = multiple
+
+    def domains_of(self, host: str) -> typing.Tuple[str, ...]:
+        domain = self.single.get(host)
+        if domain is not None:
+            return (domain,)
+        return self.multiple.get(host, NO_DOMAINS)
+
+
+class Topology:
+    """Scopes, their domains, and host lookups.
+
+    :param scopes: the deployer-defined scopes (``host`` is implicit).
+    :param domains: every domain of every scope.
+    :param problems: data problems found while building, for operators.
+    """
+
+    def __init__(self, scopes: typing.Iterable[Scope] = (),
+                 domains: typing.Iterable[Domain] = (),
+                 problems: typing.Iterable[str] = ()) -> None:
+        self._scopes = {s.name: s for s in scopes}
+        self._scopes[HOST_SCOPE] = Scope(HOST_SCOPE)
+        self._domains: typing.Dict[str, Domain] = {}
+        self._by_scope: typing.Dict[str, typing.List[Domain]] = {
+            name: [] for name in self._scopes}
+        self.problems = list(problems)
+        for domain in domains:
+            if domain.scope not in self._scopes or domain.scope == HOST_SCOPE:
+                self.problems.append(
+                    f'domain {domain.name} ({domain.id}) names unknown '
+                    f'scope {domain.scope!r}; ignored')
+                continue
+            self._domains[domain.id] = domain
+            self._by_scope[domain.scope].append(domain)
+        self._indexes: typing.Dict[str, HostIndex] = {}
+        for name, members in self._by_scope.items():
+            if name == HOST_SCOPE:
+                continue
+            index = self._build_index(members)
+            self._indexes[name] = index
+            for host, ids in sorted(index.multiple.items()):
+                names = ', '.join(self._domains[i].name for i in ids)
+                self.problems.append(
+                    f'host {host} is in {len(ids)} domains of scope {name} '
+                    f'({names}); a host may be in at most one')
+
+    @staticmethod
+    def _build_index(domains: typing.Sequence[Domain]) -> HostIndex:
+        owners: typing.Dict[str, typing.List[str]] = {}
+        for domain in domains:
+            for host in domain.hosts:
+                owners.setdefault(host, []).append(domain.id)
+        single = {h: ids[0] for h, ids in owners.items() if len(ids) == 1}
+        multiple = {h: tuple(sorted(ids)) for h, ids in owners.items()
+                    if len(ids) > 1}
+        return HostIndex(single, multiple)
+
+    def scope(self, name: str) -> typing.Optional[Scope]:
+        return self._scopes.get(name)
+
+    @property
+    def scope_names(self) -> typing.List[str]:
+        return sorted(self._scopes)
+
+    def domain(self, domain_id: str) -> typing.Optional[Domain]:
+        return self._domains.get(domain_id)
+
+    def domain_name(self, domain_id: str) -> str:
+        """A name for people: the aggregate name, or the host name."""
+        domain = self._domains.get(domain_id)
+        return domain.name if domain else domain_id
+
+    def domains(self, scope: str) -> typing.List[Domain]:
+        return list(self._by_scope.get(scope, ()))
+
+    def index(self, scope: str) -> typing.Optional[HostIndex]:
+        """The host index of a deployer scope; None for ``host``/unknown."""
+        return self._indexes.get(scope)
+
+    def domains_of(self, scope: str, host: str) -> typing.Tuple[str, ...]:
+        """The domains of ``scope`` that hold ``host`` (normally one)."""
+        if scope == HOST_SCOPE:
+            return (host,)
+        index = self._indexes.get(scope)
+        return index.domains_of(host) if index else NO_DOMAINS
+
+    def identifier_for(self, scope: str, domain_id: str,
+                       project_id: typing.Optional[str]) -> str:
+        """See :func:`.tenant.identifier_for`."""
+        return tenant.identifier_for(self, scope, domain_id, project_id)
+
+    def resolve_identifier(self, scope: str, identifier: str,
+                           project_id: typing.Optional[str],
+                           field: str = 'policy') -> str:
+        """See :func:`.tenant.resolve_identifier`."""
+        return tenant.resolve_identifier(self, scope, identifier,
+                                         project_id, field)
+
+    def to_real(self, document: PolicyDocument,
+                project_id: typing.Optional[str],
+                real_ids: bool = False) -> PolicyDocument:
+        """See :func:`.tenant.to_real`."""
+        return tenant.to_real(self, document, project_id, real_ids)
+
+    def to_tenant(self, document: PolicyDocument,
+                  project_id: typing.Optional[str]) -> PolicyDocument:
+        """See :func:`.tenant.to_tenant`."""
+        return tenant.to_tenant(self, document, project_id)
