@@ -63,16 +63,17 @@ def simulate(args) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
+    out = report.to_json(result) if args.format == 'json' \
+        else report.to_table(result)
+    print(out, flush=True)
     if args.plot:
+        # the report is out first: a plot that fails never loses it
         from nova_scoped_policies.simulator import plot
         try:
             plot.plot(result, args.plot, scenario.topology())
-        except plot.PlotUnavailable as exc:
-            print(f'error: {exc}', file=sys.stderr)
+        except (plot.PlotUnavailable, OSError) as exc:
+            print(f'error: --plot {args.plot}: {exc}', file=sys.stderr)
             return 1
-    out = report.to_json(result) if args.format == 'json' \
-        else report.to_table(result)
-    print(out)
     return 0
 
 
