@@ -140,7 +140,7 @@ def test_cli_refuses_old_placement(capsys, monkeypatch):
         real_init(self)
         self.app = fake.FakePlacement(max_version='1.29')
     monkeypatch.setattr(embedded.EmbeddedPlacement, '__init__', old)
-    assert cli.main(['simulate', EXAMPLES[0]]) == 1
+    assert cli.main(['simulate', EXAMPLES[0], '--engine', 'nova']) == 1
     assert 'needs 1.32' in capsys.readouterr().err
 
 
@@ -341,3 +341,25 @@ def test_groups_live_in_the_policy_store():
     assert {where[s] for s in ('app-1', 'app-2', 'late-1')} <= {'h1', 'h2'}
     assert sorted(m['server'] for m in result['audit']['pinned'][
         'members']) == ['app-1', 'app-2', 'late-1', 'loose-1']
+
+
+def test_cli_default_engine_is_fast_on_the_embedded_placement(capsys,
+                                                              monkeypatch):
+    from nova_scoped_policies.simulator import embedded
+    from nova_scoped_policies.simulator import fast
+    ran = []
+    real_run = fast.FastSimulation.run
+
+    def run(self, *args, **kwargs):
+        ran.append(type(self))
+        return real_run(self, *args, **kwargs)
+
+    def no_wsgi(self):
+        raise AssertionError('the fast engine calls Placement in-process')
+    monkeypatch.setattr(fast.FastSimulation, 'run', run)
+    monkeypatch.setattr(embedded.EmbeddedPlacement, 'start', no_wsgi)
+    assert cli.main(['simulate', os.path.join(ROOT, 'examples',
+                                              'rack-anti-affinity.yaml'),
+                     '--format', 'json']) == 0
+    assert ran == [fast.FastSimulation]
+    assert json.loads(capsys.readouterr().out)['stats']['placed'] == 6
