@@ -253,12 +253,13 @@ def _hosts(data, generate):
                                 generate.get('scopes', {}), dict,
                                 'a mapping of scope to domain count').items():
             generated_scopes[scope] = _positive(f'generate.scopes.{scope}', n)
-    names = [h.name for h in hosts]
-    for i, name in enumerate(names):
-        if names.index(name) != i:
+    seen: typing.Set[str] = set()
+    for i, host in enumerate(hosts):
+        if host.name in seen:
             raise ScenarioError(f'hosts[{i}].name' if i < len(data or [])
                                 else 'generate.hosts',
-                                f'{name!r}: host defined twice')
+                                f'{host.name!r}: host defined twice')
+        seen.add(host.name)
     if not hosts:
         raise ScenarioError('hosts', 'the scenario needs hosts (hosts or '
                             'generate.hosts)')
@@ -306,12 +307,14 @@ def _aggregates(data, scopes, hosts, generated_scopes):
             aggregates.append(topo.AggregateInfo(
                 stable_uuid('aggregate', name), name, tuple(part),
                 {'policy_scope': scope}))
-    names = [a.name for a in aggregates]
-    uuids = [a.uuid for a in aggregates]
+    names: typing.Set[str] = set()
+    uuids: typing.Set[str] = set()
     for i, agg in enumerate(aggregates):
-        if names.index(agg.name) != i or uuids.index(agg.uuid) != i:
+        if agg.name in names or agg.uuid in uuids:
             raise ScenarioError(f'aggregates[{i}]', f'{agg.name!r}: '
                                 'aggregate name or uuid defined twice')
+        names.add(agg.name)
+        uuids.add(agg.uuid)
     return aggregates
 
 
