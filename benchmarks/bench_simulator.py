@@ -4,13 +4,13 @@
    ``anti-affinity:rack`` (max 2 per rack), each booting 20 members in
    multi-instance requests of 5, on the embedded fake Placement, with the
    scoped policy query filter on. ``--engine fast`` (median of three runs;
-   target >= 500/s), then the default engine, which runs every host through
+   target >= 500/s), then the nova engine, which runs every host through
    nova's handlers and Placement over HTTP, on the same scenario: both must
    decide alike.
 2. The same scenario at 200 hosts on the fake and on the real Placement
    (openstack-placement on SQLite, in-process): decisions must match.
 
-Run with ``tools/benchmark.sh simulator`` (``--quick``: skip the default
+Run with ``tools/benchmark.sh simulator`` (``--quick``: skip the nova
 engine at 5,000 hosts, which takes about a minute).
 """
 
@@ -48,7 +48,7 @@ def scenario(hosts, racks, groups=20, members=20, batch=5):
 
 
 def run(scn, placement_fixture):
-    """The default engine: placements, failures and seconds of the boots."""
+    """The nova engine: placements, failures and seconds of the boots."""
     from tests import placement_fixtures as pf
     fixture = placement_fixture()
     fixture.setUp()
@@ -86,7 +86,7 @@ def main(argv=None):
     parser.add_argument('--hosts', type=int, default=5000)
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--quick', action='store_true',
-                        help='skip the default engine at --hosts')
+                        help='skip the nova engine at --hosts')
     args = parser.parse_args(argv)
     from tests import placement_fixtures as pf
 

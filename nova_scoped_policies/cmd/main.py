@@ -2,8 +2,9 @@
 
 ``nova-scoped-policies simulate SCENARIO.yaml`` runs a what-if scenario
 (shared/contracts/simulation.md) through the scheduler plugins against an
-embedded Placement, or a real one with ``--placement-url``; ``--engine fast``
-makes the same decisions faster (:mod:`nova_scoped_policies.simulator.fast`).
+embedded Placement with the fast engine
+(:mod:`nova_scoped_policies.simulator.fast`), or nova's own path with
+``--engine nova`` or a real Placement (``--placement-url``).
 ``nova-scoped-policies db upgrade`` is ``nova-scoped-policies-manage db sync``
 (:mod:`nova_scoped_policies.cmd.manage`).
 """
@@ -37,6 +38,9 @@ def simulate(args) -> int:
     except sc.ScenarioError as exc:
         print(f'error: {args.scenario}: {exc}', file=sys.stderr)
         return 2
+    if args.engine is None:
+        # fast on the embedded Placement; nova's path on a real one
+        args.engine = 'nova' if args.placement_url else 'fast'
     if args.engine == 'fast' and args.placement_url:
         print('error: --engine fast: runs on the embedded Placement only; '
               'drop --placement-url or use --engine nova', file=sys.stderr)
@@ -65,16 +69,17 @@ def simulate(args) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
+    out = report.to_json(result) if args.format == 'json' \
+        else report.to_table(result)
+    print(out, flush=True)
     if args.plot:
+        # the report is out first: a plot that fails never loses it
         from nova_scoped_policies.simulator import plot
         try:
             plot.plot(result, args.plot, scenario.topology())
-        except plot.PlotUnavailable as exc:
-            print(f'error: {exc}', file=sys.stderr)
+        except (plot.PlotUnavailable, OSError) as exc:
+            print(f'error: --plot {args.plot}: {exc}', file=sys.stderr)
             return 1
-    out = report.to_json(result) if args.format == 'json' \
-        else report.to_table(result)
-    print(out)
     return 0
 
 
@@ -97,13 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help='use this Placement instead of the embedded one; '
                      'it must be a scratch Placement: the scenario creates '
                      'its providers and allocations there')
-    sim.add_argument('--engine', choices=('nova', 'fast'), default='nova',
-                     help='nova (default): every host through nova\'s '
-                     'filter and weight handlers and Placement over HTTP, '
-                     'as nova-scheduler does. fast: the same decisions, '
-                     'with the handlers run once per class of identical '
-                     'hosts and the embedded Placement called in-process; '
-                     'for clouds of thousands of hosts')
+    sim.add_argument('--engine', choices=('nova', 'fast'), default=None,
+                     help='fast (default on the embedded Placement): the '
+                     'same decisions as nova, with the handlers run once '
+                     'per class of identical hosts and the embedded '
+                     'Placement called in-process. nova (default with '
+                     '--placement-url): every host through nova\'s filter '
+                     'and weight handlers and Placement over HTTP, as '
+                     'nova-scheduler does')
     sim.add_argument('--placement-token', default='admin',
                      help='X-Auth-Token for --placement-url (default: '
                      '"admin", for Placement with auth_strategy=noauth2)')

@@ -107,6 +107,8 @@ class FakePlacement:
     def __init__(self, max_version: str = '%d.%d' % MAX_VERSION) -> None:
         self.max_version = parse_version(max_version)
         self.providers: typing.Dict[str, _Provider] = {}
+        # provider name -> uuid: building a world of n hosts stays O(n)
+        self._by_name: typing.Dict[str, str] = {}
         self.custom_traits: typing.Set[str] = set()
         # consumer -> {'allocations': {rp: {rc: n}}, project_id, user_id,
         #              consumer_generation, consumer_type}
@@ -231,11 +233,11 @@ class FakePlacement:
                 body.get('name'), str) or not body['name']:
             raise APIError(400, "'name' is a required property")
         uuid = body.get('uuid') or str(uuidlib.uuid4())
-        if uuid in self.providers or any(
-                p.name == body['name'] for p in self.providers.values()):
+        if uuid in self.providers or body['name'] in self._by_name:
             raise APIError(409, 'Conflicting resource provider name: '
                            f'{body["name"]} already exists.')
         provider = self.providers[uuid] = _Provider(uuid, body['name'])
+        self._by_name[body['name']] = uuid
         if version >= (1, 20):
             return 200, provider.body(req.script_name)
         return 201, None
@@ -248,8 +250,15 @@ class FakePlacement:
         member_in, member_out = _parse_member_of(
             req.GET.getall('member_of'), version)
         name, uuid = req.GET.get('name'), req.GET.get('uuid')
+        if uuid is not None or name is not None:
+            # one provider at most: look it up, don't scan them all
+            wanted = self.providers.get(uuid if uuid is not None
+                                        else self._by_name.get(name, ''))
+            pool = [wanted] if wanted is not None else []
+        else:
+            pool = self.providers.values()
         found = [
-            p for p in self.providers.values()
+            p for p in pool
             if (name is None or p.name == name)
             and (uuid is None or p.uuid == uuid)
             and all(p.aggregates & wanted for wanted in member_in)

@@ -1,10 +1,17 @@
 """Render a simulation result: a table for people, JSON for programs."""
 
+import re
 import typing
 
 from oslo_serialization import jsonutils
 
 _MAX_REJECTIONS = 10
+
+
+def natural(name: str) -> list:
+    """Sort key: web-2 before web-10."""
+    return [(0, int(part), '') if part.isdigit() else (1, 0, part)
+            for part in re.split(r'(\d+)', str(name))]
 
 
 def to_json(result: dict) -> str:
@@ -21,9 +28,13 @@ def to_table(result: dict) -> str:
                                             for s in scopes]
                 for p in placements]
         lines += ['Placements', *_grid(header, rows), '']
-    for failure in result['failures']:
-        lines.append(f'FAILED {failure["server"]}: {failure["reason"]}')
-        rejections = sorted(failure['rejections'].items())
+    for servers, failure in _grouped_failures(result['failures']):
+        who = ', '.join(servers) if len(servers) <= 4 else (
+            f'{len(servers)} servers ({servers[0]}, {servers[1]}, ..., '
+            f'{servers[-1]})')
+        lines.append(f'FAILED {who}: {failure["reason"]}')
+        rejections = sorted(failure['rejections'].items(),
+                            key=lambda item: natural(item[0]))
         for host, reasons in rejections[:_MAX_REJECTIONS]:
             lines.append(f'  {host}: ' + '; '.join(reasons))
         if len(rejections) > _MAX_REJECTIONS:
@@ -31,7 +42,8 @@ def to_table(result: dict) -> str:
                          'more hosts (--format json lists all)')
     if result['failures']:
         lines.append('')
-    for group, data in sorted(result['audit'].items()):
+    for group, data in sorted(result['audit'].items(),
+                              key=lambda item: natural(item[0])):
         policies = ', '.join(data['policies']['policies']) or '-'
         rules = ', '.join(f'{k}={v}' for k, v in
                           sorted(data['policies']['rules'].items()))
@@ -53,6 +65,18 @@ def to_table(result: dict) -> str:
                  f'placed, {len(result["failures"])} failed, '
                  f'{stats["seconds"]} s')
     return '\n'.join(lines)
+
+
+def _grouped_failures(failures):
+    """Identical failures (same reason, same rejections) once, with the
+    servers they hit, in the order they first happened."""
+    groups: typing.Dict[str, typing.Tuple[list, dict]] = {}
+    for failure in failures:
+        key = to_json({'reason': failure['reason'],
+                       'rejections': failure['rejections']})
+        groups.setdefault(key, ([], failure))[0].append(failure['server'])
+    return [(sorted(servers, key=natural), failure)
+            for servers, failure in groups.values()]
 
 
 def _grid(header, rows):

@@ -51,6 +51,8 @@ objects.register_all()
 QUERY_VERSION = '1.36'   # what nova's report client sends
 NOVA_TRAITS = ('COMPUTE_NODE', 'OWNER_NOVA')   # nova sets both on computes
 USER = 'simulator'
+_FLAVOR_FIELDS = ('VCPU', 'MEMORY_MB', 'DISK_GB')
+"""Resource classes a flavor carries in its own fields."""
 
 
 def _natural(name: str):
@@ -221,11 +223,17 @@ class Simulation:
                 name=boot.group, policy=None, members=members,
                 hosts=sorted(set(hosts)), rules={})
             hints = {'group': [group.uuid]}
+        # Other resource classes go where an operator puts them: the
+        # flavor's resources:<RC> extra specs.
+        extra_specs = {f'resources:{rc}': str(n)
+                       for rc, n in boot.resources.items()
+                       if rc not in _FLAVOR_FIELDS}
+        extra_specs.update(boot.extra_specs)
         flavor = objects.Flavor(
             vcpus=boot.resources.get('VCPU', 0),
             memory_mb=boot.resources.get('MEMORY_MB', 0),
             root_gb=boot.resources.get('DISK_GB', 0), ephemeral_gb=0,
-            swap=0, extra_specs=dict(boot.extra_specs), name=boot.name,
+            swap=0, extra_specs=extra_specs, name=boot.name,
             flavorid=boot.name)
         # As nova's API builds it for a boot.
         spec = objects.RequestSpec.from_components(

@@ -6,9 +6,11 @@ the whole scenario is valid.
 """
 
 import dataclasses
+import re
 import typing
 import uuid
 
+import os_resource_classes as orc
 import yaml
 
 from nova_scoped_policies.engine import forbidden_aggregates
@@ -23,6 +25,7 @@ SIMULATOR_OPTIONS = ('store_driver', 'store_cache_ttl')
 TOP_KEYS = ('scopes', 'aggregates', 'hosts', 'generate', 'config', 'groups',
             'requests')
 DEFAULT_PROJECT = 'demo'
+_CUSTOM_RC = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 
 
 class ScenarioError(ValueError):
@@ -157,10 +160,11 @@ def _resources(path, data):
     if not data:
         raise ScenarioError(path, 'needs at least one resource class')
     for rc, amount in data.items():
-        if not isinstance(rc, str) or not rc.replace('_', '').isalnum() \
-                or rc.upper() != rc:
-            raise ScenarioError(f'{path}.{rc}', 'a resource class is '
-                                'upper case, like VCPU or CUSTOM_GPU')
+        if not isinstance(rc, str) or not (
+                rc in orc.STANDARDS or _CUSTOM_RC.match(rc)):
+            raise ScenarioError(f'{path}.{rc}', 'neither a standard '
+                                'resource class (VCPU, MEMORY_MB, DISK_GB, '
+                                '...) nor CUSTOM_[A-Z0-9_]+')
         _positive(f'{path}.{rc}', amount)
     return dict(data)
 
@@ -249,12 +253,13 @@ def _hosts(data, generate):
                                 generate.get('scopes', {}), dict,
                                 'a mapping of scope to domain count').items():
             generated_scopes[scope] = _positive(f'generate.scopes.{scope}', n)
-    names = [h.name for h in hosts]
-    for i, name in enumerate(names):
-        if names.index(name) != i:
+    seen: typing.Set[str] = set()
+    for i, host in enumerate(hosts):
+        if host.name in seen:
             raise ScenarioError(f'hosts[{i}].name' if i < len(data or [])
                                 else 'generate.hosts',
-                                f'{name!r}: host defined twice')
+                                f'{host.name!r}: host defined twice')
+        seen.add(host.name)
     if not hosts:
         raise ScenarioError('hosts', 'the scenario needs hosts (hosts or '
                             'generate.hosts)')
@@ -302,12 +307,14 @@ def _aggregates(data, scopes, hosts, generated_scopes):
             aggregates.append(topo.AggregateInfo(
                 stable_uuid('aggregate', name), name, tuple(part),
                 {'policy_scope': scope}))
-    names = [a.name for a in aggregates]
-    uuids = [a.uuid for a in aggregates]
+    names: typing.Set[str] = set()
+    uuids: typing.Set[str] = set()
     for i, agg in enumerate(aggregates):
-        if names.index(agg.name) != i or uuids.index(agg.uuid) != i:
+        if agg.name in names or agg.uuid in uuids:
             raise ScenarioError(f'aggregates[{i}]', f'{agg.name!r}: '
                                 'aggregate name or uuid defined twice')
+        names.add(agg.name)
+        uuids.add(agg.uuid)
     return aggregates
 
 
@@ -450,11 +457,13 @@ def _as_the_policy_service_would(scenario: Scenario) -> None:
     """What the policy service refuses: a domain identifier the group's
     project cannot target, and an instance added to two groups."""
     topology = scenario.topology()
-    documents = [(g.project, g.document) for g in scenario.groups.values()]
-    documents += [(scenario.groups[r.group].project, r.document)
-                  for _, r in scenario.requests
+    documents = [(f'groups[{i}]', g.project, g.document)
+                 for i, g in enumerate(scenario.groups.values())]
+    documents += [(path, scenario.groups[r.group].project, r.document)
+                  for path, r in scenario.requests
                   if isinstance(r, UpdateGroup)]
-    for project, document in documents:
+    for path, project, document in documents:
+        _scopes_defined(path, document, topology)
         try:
             topology.to_real(document, project)
         except PolicyError as exc:
@@ -485,6 +494,26 @@ def _as_the_policy_service_would(scenario: Scenario) -> None:
         elif isinstance(request, Delete):
             groups.pop(request.server, None)
             added.pop(request.server, None)
+
+
+def _scopes_defined(path: str, document: PolicyDocument,
+                    topology: topo.Topology) -> None:
+    """A policy or rule on a scope the scenario does not define is refused,
+    as the policy service refuses it."""
+    for i, policy in enumerate(document.policies):
+        if topology.scope(policy.scope) is None:
+            raise ScenarioError(document.field_of(i), f'{str(policy)!r}: '
+                                f'unknown scope {policy.scope!r}; define it '
+                                'under scopes')
+    unknown = sorted(document.scopes - set(topology.scope_names))
+    if unknown:
+        rules = document.rules.to_dict()
+        key = next((k for k in sorted(rules) if k in (
+            f'max_server_per_{unknown[0]}', f'min_domains_{unknown[0]}')),
+            None)
+        raise ScenarioError(f'{path}.rules.{key}' if key else path,
+                            f'unknown scope {unknown[0]!r}; define it '
+                            'under scopes')
 
 
 def load(path: str) -> Scenario:

@@ -140,7 +140,7 @@ def test_cli_refuses_old_placement(capsys, monkeypatch):
         real_init(self)
         self.app = fake.FakePlacement(max_version='1.29')
     monkeypatch.setattr(embedded.EmbeddedPlacement, '__init__', old)
-    assert cli.main(['simulate', EXAMPLES[0]]) == 1
+    assert cli.main(['simulate', EXAMPLES[0], '--engine', 'nova']) == 1
     assert 'needs 1.32' in capsys.readouterr().err
 
 
@@ -153,11 +153,110 @@ def test_cli_plot(tmp_path, capsys):
     assert data[:8] == b'\x89PNG\r\n\x1a\n' and len(data) > 5000
 
 
-def test_cli_plot_without_groups(tmp_path, capsys):
+@pytest.mark.parametrize('fmt', ['table', 'json'])
+def test_cli_plot_without_groups_keeps_the_report(tmp_path, capsys, fmt):
     assert cli.main(['simulate', os.path.join(ROOT, 'examples',
                                               'licensed-windows.yaml'),
-                     '--plot', str(tmp_path / 'x.png')]) == 1
-    assert 'no group to plot' in capsys.readouterr().err
+                     '--format', fmt, '--plot', str(tmp_path / 'x.png')]) == 1
+    captured = capsys.readouterr()
+    assert 'no group to plot' in captured.err
+    if fmt == 'json':
+        assert json.loads(captured.out)['stats']['placed'] == 10
+    else:
+        assert '10 servers placed' in captured.out
+
+
+def test_cli_plot_to_an_unwritable_path_keeps_the_report(tmp_path, capsys):
+    png = tmp_path / 'missing-dir' / 'groups.png'
+    assert cli.main(['simulate', os.path.join(ROOT, 'examples',
+                                              'llmn-7vm.yaml'),
+                     '--format', 'json', '--plot', str(png)]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)['stats']['placed'] >= 1
+    assert f'--plot {png}' in captured.err and not png.exists()
+
+
+def _custom_rc_scenario():
+    return {
+        'hosts': [{'name': 'h1', 'resources': {'VCPU': 16}},
+                  {'name': 'h2', 'resources': {'VCPU': 16,
+                                               'CUSTOM_GPU': 2}},
+                  {'name': 'h3', 'resources': {'VCPU': 16,
+                                               'CUSTOM_GPU': 1}}],
+        'requests': [{'boot': {'name': name, 'count': count, 'flavor': {
+            'resources': {'VCPU': 1, 'CUSTOM_GPU': 1}}}}
+            for name, count in (('gpu', 3), ('more', 1))]}
+
+
+@pytest.mark.parametrize('engine', ['nova', 'fast'])
+def test_custom_resource_classes_are_placed_and_counted(engine):
+    """A flavor's CUSTOM_GPU goes to Placement as nova sends it (the
+    flavor's resources:CUSTOM_GPU extra spec): only hosts with a free GPU
+    take a server; the fourth (a later boot) finds none."""
+    from nova_scoped_policies.placement import fake
+    from nova_scoped_policies.simulator import fast
+    scenario = sc.parse(_custom_rc_scenario())
+    if engine == 'fast':
+        result = fast.FastSimulation(scenario, fake.FakePlacement()).run()
+    else:
+        fixture = pf.FakePlacementFixture()
+        fixture.setUp()
+        try:
+            result = runner.Simulation(scenario,
+                                       pf.client_for(fixture)).run()
+        finally:
+            fixture.cleanUp()
+    placed = collections.Counter(hosts(result).values())
+    assert placed == {'h2': 2, 'h3': 1}
+    assert result['stats']['placed'] == 3
+    assert [f['server'] for f in result['failures']] == ['more-1']
+
+
+@pytest.mark.parametrize('where, rc', [
+    ('hosts[0].resources', 'VCPUS'),
+    ('hosts[0].resources', 'GPU'),
+    ('requests[0].boot.flavor.resources', 'VCPUS'),
+    ('requests[0].boot.flavor.resources', 'custom_gpu'),
+])
+def test_unknown_resource_classes_are_refused(tmp_path, capsys, where, rc):
+    data = _custom_rc_scenario()
+    if where.startswith('hosts'):
+        data['hosts'][0]['resources'][rc] = 1
+    else:
+        data['requests'][0]['boot']['flavor']['resources'][rc] = 1
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text(yaml.safe_dump(data))
+    assert cli.main(['simulate', str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f'{where}.{rc}: ' in err and 'CUSTOM_' in err
+
+
+@pytest.mark.parametrize('group, field', [
+    ({'policies': ['anti-affinity:rackk']}, 'groups[0].policies[0]'),
+    ({'policies': ['anti-affinity:rack', 'soft-affinity:zone']},
+     'groups[0].policies[1]'),
+])
+def test_policies_on_undefined_scopes_are_refused(tmp_path, capsys, group,
+                                                  field):
+    """As the policy service refuses them: exit 2, the key named."""
+    data = {'scopes': {'rack': {}},
+            'aggregates': [{'name': 'rack-1', 'scope': 'rack',
+                            'hosts': ['h1']}],
+            'hosts': [{'name': 'h1', 'resources': {'VCPU': 4}}],
+            'groups': [dict(group, name='g')],
+            'requests': [{'boot': {'name': 's', 'group': 'g', 'flavor': {
+                'resources': {'VCPU': 1}}}}]}
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text(yaml.safe_dump(data))
+    assert cli.main(['simulate', str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f'{field}: ' in err and 'unknown scope' in err
+    # and the same policy through update_group
+    del data['groups'][0]['policies']
+    data['requests'].append({'update_group': dict(group, group='g')})
+    with pytest.raises(sc.ScenarioError) as caught:
+        sc.parse(data)
+    assert str(caught.value).startswith('requests[1].update_group.')
 
 
 @pytest.mark.parametrize('requests, field', [
@@ -242,3 +341,25 @@ def test_groups_live_in_the_policy_store():
     assert {where[s] for s in ('app-1', 'app-2', 'late-1')} <= {'h1', 'h2'}
     assert sorted(m['server'] for m in result['audit']['pinned'][
         'members']) == ['app-1', 'app-2', 'late-1', 'loose-1']
+
+
+def test_cli_default_engine_is_fast_on_the_embedded_placement(capsys,
+                                                              monkeypatch):
+    from nova_scoped_policies.simulator import embedded
+    from nova_scoped_policies.simulator import fast
+    ran = []
+    real_run = fast.FastSimulation.run
+
+    def run(self, *args, **kwargs):
+        ran.append(type(self))
+        return real_run(self, *args, **kwargs)
+
+    def no_wsgi(self):
+        raise AssertionError('the fast engine calls Placement in-process')
+    monkeypatch.setattr(fast.FastSimulation, 'run', run)
+    monkeypatch.setattr(embedded.EmbeddedPlacement, 'start', no_wsgi)
+    assert cli.main(['simulate', os.path.join(ROOT, 'examples',
+                                              'rack-anti-affinity.yaml'),
+                     '--format', 'json']) == 0
+    assert ran == [fast.FastSimulation]
+    assert json.loads(capsys.readouterr().out)['stats']['placed'] == 6

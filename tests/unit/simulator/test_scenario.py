@@ -83,7 +83,7 @@ def mutate(path, value):
     ('hosts/0/resources', {'VCPU': 0}, 'hosts[0].resources.VCPU',
      'integer >= 1'),
     ('hosts/0/resources', {'vcpu': 1}, 'hosts[0].resources.vcpu',
-     'upper case'),
+     'nor CUSTOM_'),
     ('hosts/0/traits', ['CUSTOM_x'], 'hosts[0].traits[0]', 'neither'),
     ('hosts/0/resources', KeyError, 'hosts[0].resources', 'is required'),
     ('generate/hosts/count', 0, 'generate.hosts.count', 'integer >= 1'),

@@ -1,0 +1,42 @@
+"""The simulator's table: natural order, identical failures once."""
+
+from nova_scoped_policies.simulator import report
+
+
+def _failure(server, reason='no host', rejections=None):
+    return {'server': server, 'reason': reason,
+            'rejections': rejections or {'h10': ['full'], 'h2': ['full']}}
+
+
+def _result(failures, audit=None):
+    return {'placements': [], 'failures': failures, 'audit': audit or {},
+            'stats': {'requests': 1, 'placed': 0, 'seconds': 0.1}}
+
+
+def test_identical_failures_are_grouped_in_natural_order():
+    failures = [_failure(f'web-{i}') for i in range(1, 26)]
+    failures.append(_failure('db-1', reason='other'))
+    table = report.to_table(_result(failures))
+    assert table.count('FAILED') == 2
+    assert 'FAILED 25 servers (web-1, web-2, ..., web-25): no host' in table
+    assert 'FAILED db-1: other' in table
+    # rejections in natural order: h2 before h10
+    assert table.index('  h2: full') < table.index('  h10: full')
+
+
+def test_a_few_identical_failures_are_all_named():
+    table = report.to_table(_result([_failure('a-10'), _failure('a-2')]))
+    assert 'FAILED a-2, a-10: no host' in table
+
+
+def test_groups_in_natural_order():
+    empty = {'policies': {'policies': [], 'rules': {}}, 'members': [],
+             'violations': []}
+    table = report.to_table(_result([], {'g10': empty, 'g2': empty}))
+    assert table.index('Group g2:') < table.index('Group g10:')
+
+
+def test_natural_key():
+    names = ['web-10', 'web-2', 'web-1', 'db']
+    assert sorted(names, key=report.natural) == ['db', 'web-1', 'web-2',
+                                                 'web-10']
