@@ -100,7 +100,7 @@ function configure_nova_scoped_policies_api {
     configure_keystone_authtoken_middleware $conf nova-scoped-policies
     configure_keystone_authtoken_middleware $conf nova-scoped-policies placement
     configure_keystone_authtoken_middleware $conf nova-scoped-policies nova
-    $NOVA_SCOPED_POLICIES_BIN_DIR/nova-scoped-policies db upgrade --config-file $conf
+    $NOVA_SCOPED_POLICIES_BIN_DIR/nova-scoped-policies-manage db sync --config-file $conf
 
     iniset $NOVA_CONF scoped_policies store_driver sql
     iniset $NOVA_CONF policy_store connection "$connection"
@@ -133,8 +133,8 @@ function create_nova_scoped_policies_examples {
         $os aggregate add host $agg ${NOVA_SCOPED_POLICIES_HOST:-$(hostname)}
     fi
     if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
-        if ! $os policy scope show $scope >/dev/null 2>&1; then
-            $os policy scope create $scope --aggregate $uuid
+        if ! $os scoped policy scope show $scope >/dev/null 2>&1; then
+            $os scoped policy scope create $scope --aggregate $uuid
         fi
     fi
 }

@@ -142,7 +142,7 @@ def test_post_config_sets_up_the_policy_service_and_store(
         'policy-store.sqlite'
     assert service.policy_store.connection == url
     assert service.scoped_policies_api.auth_strategy == 'keystone'
-    assert service.scoped_policies_api.bind_port == 8779
+    assert service.scoped_policies_api.bind_port == 8799
     # Placement and Nova credentials of the service user (keystonemiddleware
     # registers [keystone_authtoken] itself when the service starts)
     for group in ('placement', 'nova'):
@@ -170,10 +170,10 @@ def test_extra_starts_the_api_and_creates_the_example_scope(tmp_path,
             'nova-scoped-policies-api --config-file '
             f'{tmp_path}/etc/nova-scoped-policies.conf') in calls
     assert ('get_or_create_endpoint scoped-policies RegionOne '
-            'http://127.0.0.1:8779') in calls
+            'http://127.0.0.1:8799') in calls
     assert ('openstack --os-cloud devstack-admin aggregate create -f value '
             '-c uuid rack-1') in calls
-    assert ('openstack --os-cloud devstack-admin policy scope create rack '
+    assert ('openstack --os-cloud devstack-admin scoped policy scope create rack '
             '--aggregate 00000000-0000-4000-8000-0000000000a1') in calls
     assert 'stop_process nova-scoped-policies-api' in phase(tmp_path,
                                                             'unstack')

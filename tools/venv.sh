@@ -13,6 +13,7 @@ if [ -z "${PYTHON:-}" ]; then
     PYTHON="$(command -v python3.11 || command -v python3)"
 fi
 
+NSP_EXTRAS="service,cli,simulator,plot"
 stamp="$NSP_VENV/.nsp-installed"
 want="$(cat "$NSP_ROOT/constraints.txt" "$NSP_ROOT/requirements.txt" \
     "$NSP_ROOT/test-requirements.txt" "$NSP_ROOT/setup.cfg" | sha256sum | cut -c1-16)"
@@ -26,7 +27,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     "$NSP_VENV/bin/pip" install -q --disable-pip-version-check \
         -c "$NSP_ROOT/constraints.txt" \
         -r "$NSP_ROOT/requirements.txt" -r "$NSP_ROOT/test-requirements.txt"
-    "$NSP_VENV/bin/pip" install -q --disable-pip-version-check --no-deps \
-        -c "$NSP_ROOT/constraints.txt" -e "$NSP_ROOT"
+    # every extra: the tests cover the service, the CLI and the simulator
+    "$NSP_VENV/bin/pip" install -q --disable-pip-version-check \
+        -c "$NSP_ROOT/constraints.txt" \
+        -e "$NSP_ROOT[$NSP_EXTRAS]"
     echo "$want" > "$stamp"
 fi

@@ -5,7 +5,7 @@
   it reads the files named by ``NSP_CONFIG_FILES`` (comma-separated,
   default ``/etc/nova-scoped-policies/nova-scoped-policies.conf``).
 - :func:`main`: ``nova-scoped-policies-api``, a single-process server on
-  ``[scoped_policies_api] bind_host``:``bind_port`` (127.0.0.1:8779) for
+  ``[scoped_policies_api] bind_host``:``bind_port`` (127.0.0.1:8799) for
   development and tests.
 """
 

@@ -4,12 +4,14 @@
 (shared/contracts/simulation.md) through the scheduler plugins against an
 embedded Placement, or a real one with ``--placement-url``; ``--engine fast``
 makes the same decisions faster (:mod:`nova_scoped_policies.simulator.fast`).
-``nova-scoped-policies db upgrade`` creates or upgrades the policy store.
+``nova-scoped-policies db upgrade`` is ``nova-scoped-policies-manage db sync``
+(:mod:`nova_scoped_policies.cmd.manage`).
 """
 
 import argparse
 import sys
-import warnings
+
+from nova_scoped_policies.cmd import manage
 
 
 def _progress(stream):
@@ -76,28 +78,6 @@ def simulate(args) -> int:
     return 0
 
 
-def db_upgrade(args) -> int:
-    from oslo_config import cfg
-    from oslo_db import exception as db_exc
-
-    from nova_scoped_policies import conf as nsp_conf
-    from nova_scoped_policies.db import api as store_api
-    from nova_scoped_policies.db import migration
-
-    conf = cfg.ConfigOpts()
-    nsp_conf.register_opts(conf)
-    conf([], project='nova-scoped-policies',
-         default_config_files=args.config_file or None)
-    try:
-        store = store_api.PolicyStore(conf.policy_store.connection)
-        migration.upgrade(store.engine)
-        print(f'policy store at revision {migration.version(store.engine)}')
-    except db_exc.DBError as exc:
-        print(f'error: [policy_store] connection: {exc}', file=sys.stderr)
-        return 1
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='nova-scoped-policies',
@@ -128,22 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help='X-Auth-Token for --placement-url (default: '
                      '"admin", for Placement with auth_strategy=noauth2)')
     sim.set_defaults(func=simulate)
-    db = sub.add_parser('db', help='manage the policy store database')
-    db_sub = db.add_subparsers(dest='db_command', required=True)
-    upgrade = db_sub.add_parser(
-        'upgrade', help='create or upgrade the policy store schema',
-        description='Bring the database of [policy_store] connection to '
-        'the newest schema. Safe to run again.')
-    upgrade.add_argument('--config-file', action='append', metavar='FILE',
-                         help='configuration file(s) with [policy_store] '
-                         '(default: /etc/nova-scoped-policies/'
-                         'nova-scoped-policies.conf)')
-    upgrade.set_defaults(func=db_upgrade)
+    db = sub.add_parser(
+        'db', help='manage the policy store database (also '
+        'nova-scoped-policies-manage db)')
+    manage.add_db_commands(
+        db.add_subparsers(dest='db_command', required=True),
+        sync_names=('upgrade', 'sync'))
     return parser
 
 
 def main(argv=None) -> int:
-    warnings.simplefilter('ignore')
     args = build_parser().parse_args(argv)
     return args.func(args)
 

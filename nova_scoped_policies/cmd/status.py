@@ -34,15 +34,36 @@ NOVA_GROUP_FILTERS = ('ServerGroupAffinityFilter',
                       'ServerGroupAntiAffinityFilter')
 
 
+class AggregatesUnavailable(Exception):
+    """nova's API database cannot be read; the message is one line."""
+
+
 def nova_aggregates(conf) -> typing.List[topo.AggregateInfo]:
-    """Every host aggregate, from nova's API database."""
+    """Every host aggregate, from nova's API database.
+
+    :raises AggregatesUnavailable: ``[api_database] connection`` is not set
+        or the database does not answer.
+    """
     from nova import context as nova_context
+    from nova.db.api import api as api_db
     from nova import objects
+    if not conf.api_database.connection:
+        raise AggregatesUnavailable(
+            '[api_database] connection is not set: run the check with the '
+            'nova.conf of nova-scheduler (--config-file /etc/nova/nova.conf)')
     objects.register_all()
+    api_db.configure(conf)
+    try:
+        found = objects.AggregateList.get_all(
+            nova_context.get_admin_context())
+    except Exception as exc:  # any driver or schema error: one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() \
+            else type(exc).__name__
+        raise AggregatesUnavailable(
+            f'cannot read host aggregates from [api_database] connection: '
+            f'{first[:200]}') from exc
     return [topo.AggregateInfo(a.uuid, a.name, a.hosts or (),
-                               a.metadata or {})
-            for a in objects.AggregateList.get_all(
-                nova_context.get_admin_context())]
+                               a.metadata or {}) for a in found]
 
 
 def _result(failures, warnings, ok):
@@ -165,7 +186,10 @@ class Checks(upgradecheck.UpgradeCommands):
         return Result(Code.SUCCESS, f'Placement supports up to {found}')
 
     def _check_aggregates(self) -> Result:
-        aggregates = self.aggregates()
+        try:
+            aggregates = self.aggregates()
+        except AggregatesUnavailable as exc:
+            return Result(Code.FAILURE, str(exc))
         topology = topo.from_aggregates(aggregates, self._scopes_of_store())
         traits = forbidden_aggregates.index(aggregates)
         failures = [f'{p}: move it out of all but one of them'
@@ -199,7 +223,12 @@ class Checks(upgradecheck.UpgradeCommands):
             return Result(Code.FAILURE, f'{exc}; boots into groups with '
                           'hard stored policies fail until it answers')
         # scopes from aggregate metadata count too
-        scopes |= set(topo.from_aggregates(self.aggregates()).scope_names)
+        try:
+            aggregates = self.aggregates()
+        except AggregatesUnavailable as exc:
+            return Result(Code.FAILURE, f'cannot check the stored groups\' '
+                          f'scopes: {exc}')
+        scopes |= set(topo.from_aggregates(aggregates).scope_names)
         failures = []
         for group in groups:
             missing = sorted(group.document.scopes - scopes)
@@ -222,16 +251,9 @@ class Checks(upgradecheck.UpgradeCommands):
 
 def main(argv=None) -> int:
     import nova.conf  # noqa: F401  (registers nova's options on CONF)
-    from nova.db.api import api as api_db
     nsp_conf.register_opts(CONF)
-
-    def aggregates():
-        # only now is nova.conf parsed
-        api_db.configure(CONF)
-        return nova_aggregates(CONF)
-
     return upgradecheck.main(CONF, project='nova',
-                             upgrade_command=Checks(aggregates=aggregates),
+                             upgrade_command=Checks(),
                              argv=sys.argv[1:] if argv is None else argv)
 
 

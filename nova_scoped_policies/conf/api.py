@@ -44,11 +44,12 @@ do not read this option.
 """),
     cfg.PortOpt(
         'bind_port',
-        default=8779,
+        default=8799,
         help="""
-Port the development server listens on (see ``bind_host``). Change it
-when 8779 is taken on the machine; production deployments configure the
-port in uwsgi or the web server instead.
+Port the development server listens on (see ``bind_host``). 8799 is used by
+no OpenStack service (8779 is Trove's, 8778 Placement's). Change it when 8799
+is taken on the machine; production deployments configure the port in uwsgi
+or the web server instead.
 """),
     cfg.IntOpt(
         'max_group_members',

@@ -35,40 +35,57 @@ asking for placements the capacity plan does not allow for.
 """),
     cfg.FloatOpt(
         SOFT_AFFINITY_MULTIPLIER,
-        default=1.0,
+        default=None,
         min=0.0,
+        sample_default='<[filter_scheduler] soft_affinity_weight_multiplier>',
         help="""
 Multiplier of the ScopedSoftAffinityWeigher.
 
 The weigher prefers hosts whose domain (rack, switch...) already holds members
 of the group, for every ``soft-affinity:<scope>`` policy. Raise it when other
 weighers (RAM, CPU) outweigh the packing tenants ask for; lower it to let
-capacity decide more often. 0.0 turns the weigher off. Aggregate metadata
-``scoped_soft_affinity_weight_multiplier`` overrides the value for the hosts
-of that aggregate (the smallest value wins when a host is in several).
+capacity decide more often. 0.0 turns the weigher off.
+
+Unset (the default), nova's own settings apply, as they did for nova's
+ServerGroupSoftAffinityWeigher: aggregate metadata
+``soft_affinity_weight_multiplier``, then ``[filter_scheduler]
+soft_affinity_weight_multiplier`` (1.0 by default). Aggregate metadata
+``scoped_soft_affinity_weight_multiplier`` overrides every option for the
+hosts of that aggregate (the smallest value wins when a host is in several).
 
 Related options:
 
 * ``[filter_scheduler] weight_classes`` must include
   ``nova_scoped_policies.scheduler.weights.all_weighers``.
+* ``[filter_scheduler] soft_affinity_weight_multiplier``: used while this
+  option is unset.
 """),
     cfg.FloatOpt(
         SOFT_ANTI_AFFINITY_MULTIPLIER,
-        default=1.0,
+        default=None,
         min=0.0,
+        sample_default=(
+            '<[filter_scheduler] soft_anti_affinity_weight_multiplier>'),
         help="""
 Multiplier of the ScopedSoftAntiAffinityWeigher.
 
 The weigher prefers hosts whose domain holds the fewest members of the group,
 for every ``soft-anti-affinity:<scope>`` policy. Raise it when groups are not
 spread evenly enough because other weighers dominate; 0.0 turns it off.
-Aggregate metadata ``scoped_soft_anti_affinity_weight_multiplier`` overrides
-the value for the hosts of that aggregate (the smallest value wins).
+
+Unset (the default), nova's own settings apply, as they did for nova's
+ServerGroupSoftAntiAffinityWeigher: aggregate metadata
+``soft_anti_affinity_weight_multiplier``, then ``[filter_scheduler]
+soft_anti_affinity_weight_multiplier`` (1.0 by default). Aggregate metadata
+``scoped_soft_anti_affinity_weight_multiplier`` overrides every option for the
+hosts of that aggregate (the smallest value wins).
 
 Related options:
 
 * ``[filter_scheduler] weight_classes`` must include
   ``nova_scoped_policies.scheduler.weights.all_weighers``.
+* ``[filter_scheduler] soft_anti_affinity_weight_multiplier``: used while
+  this option is unset.
 """),
     cfg.IntOpt(
         'aggregate_refresh_interval',

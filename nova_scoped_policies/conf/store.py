@@ -35,7 +35,7 @@ SQLite suits a single API process and the scheduler on the same machine.
 Use PostgreSQL (``postgresql+psycopg2://user:pw@host/db``) or MariaDB/MySQL
 (``mysql+pymysql://user:pw@host/db``) when the API runs in several processes
 or the scheduler reads the store (``store_driver = sql``) from other hosts.
-Run ``nova-scoped-policies db upgrade`` after changing it.
+Run ``nova-scoped-policies-manage db sync`` after changing it.
 """),
 ]
 

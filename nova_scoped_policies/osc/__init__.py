@@ -1,2 +1,3 @@
-"""The openstackclient plugin: ``openstack policy scope ...`` and
-``openstack server group scoped policy ...``."""
+"""The openstackclient plugin: ``openstack scoped policy scope ...``,
+``openstack scoped policy group ...`` and ``openstack scoped policy version
+list``."""

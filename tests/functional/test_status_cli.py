@@ -68,3 +68,15 @@ def test_host_in_two_racks_fails_naming_it(api_db):
     done = status(conf)
     assert done.returncode == 2, done.stdout + done.stderr
     assert 'host h2 is in 2 domains of scope rack' in done.stdout
+
+
+def test_missing_api_database_is_one_line(tmp_path):
+    conf = tmp_path / 'nova.conf'
+    conf.write_text(CONF.split('[filter_scheduler]', 1)[1].join(
+        ['[filter_scheduler]', '']))
+    done = status(conf)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'Traceback' not in done.stdout + done.stderr
+    text = ' '.join(done.stdout.replace('|', ' ').split())
+    assert ('[api_database] connection is not set: run the check with the '
+            'nova.conf of nova-scheduler') in text

@@ -1,5 +1,8 @@
 """nova-scoped-policies-status upgrade check, table-driven."""
 
+import pathlib
+import re
+
 from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
 import pytest
@@ -199,3 +202,25 @@ def test_stored_scopes_join_the_aggregate_check(tmp_path):
     assert 'host h2 is in 2 domains of scope zone' in result.details
     assert ('scope zone: aggregate gone does not exist: remove it from the '
             'scope') in result.details
+
+
+def readme_conf(tmp_path):
+    """The nova.conf snippet of README.md, as an operator copies it."""
+    readme = (pathlib.Path(__file__).parents[2] / 'README.md').read_text()
+    block = re.search(r'```ini\n(.*?)```', readme, re.S).group(1)
+    assert '[filter_scheduler]' in block
+    path = tmp_path / 'nova.conf'
+    path.write_text(block)
+    conf = cfg.ConfigOpts()
+    nova.conf.scheduler.register_opts(conf)
+    nsp_conf.register_opts(conf)
+    conf([], default_config_files=[str(path)])
+    return conf
+
+
+def test_readme_configuration_passes_every_check(tmp_path):
+    conf = readme_conf(tmp_path)
+    rack = topo.AggregateInfo('a1', 'rack-1', ['h1'],
+                              {'policy_scope': 'rack'})
+    found = checks(conf, [rack]).check()
+    assert found == 0, checks(conf, [rack])._check_scheduler().details

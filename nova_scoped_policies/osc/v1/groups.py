@@ -1,27 +1,60 @@
-"""``openstack server group scoped policy set|show|audit|add instance|remove
-instance``."""
+"""``openstack scoped policy group set|show|list|delete|audit|add
+instance|remove instance``.
+
+Groups are Nova server groups, named by uuid or by name: a name is looked up
+among the caller's scoped groups first, then among Nova's server groups.
+Instances are named by uuid or, through Nova, by name.
+"""
 
 import json
 
+from cliff import columns as cliff_columns
 from osc_lib.command import command
 from osc_lib import exceptions
+from oslo_utils import uuidutils
 
-_COLUMNS = ('id', 'name', 'project_id', 'policies', 'rules', 'members')
+from nova_scoped_policies.osc.v1 import common
 
-
-def _client(cmd):
-    return cmd.app.client_manager.scoped_policies
-
-
-def _show(group: dict):
-    return _COLUMNS, [group[c] for c in _COLUMNS]
+COLUMNS = ('id', 'name', 'project_id', 'user_id', 'policies', 'rules',
+           'members', 'created_at', 'updated_at')
+LIST_COLUMNS = ('id', 'name', 'project_id', 'policies', 'rules', 'members')
+AUDIT_COLUMNS = ('server_group_id', 'members', 'violations')
 
 
-def _group_arg(parser):
-    parser.add_argument('group', help='the Nova server group uuid')
+def _group_id(cmd, value: str) -> str:
+    """The uuid of the group named ``value`` (a uuid or a unique name)."""
+    if uuidutils.is_uuid_like(value):
+        return value
+    mine = [g['id'] for g in common.client(cmd).request(
+        'GET', '/os-server-groups')['server_groups'] if g['name'] == value]
+    if len(mine) > 1:
+        raise exceptions.CommandError(
+            f'{len(mine)} server groups are named {value!r}: give the uuid')
+    if mine:
+        return mine[0]
+    return common.nova_id(cmd, value, 'server_group')
 
 
-class SetScopedPolicy(command.ShowOne):
+def _group_arg(parser) -> None:
+    parser.add_argument('group', metavar='<group>',
+                        help='server group name or uuid')
+
+
+def _rules(values) -> dict:
+    rules = {}
+    for rule in values:
+        key, sep, value = rule.partition('=')
+        if not sep:
+            raise exceptions.CommandError(
+                f'--rule {rule!r}: expected key=value')
+        try:
+            rules[key] = json.loads(value)
+        except ValueError:
+            rules[key] = value
+    return rules
+
+
+class SetGroupPolicy(command.ShowOne):
     """Give a server group scoped policies, or change them.
 
     Members are not moved: a change may create violations (see ``audit``).
@@ -38,9 +71,10 @@ class SetScopedPolicy(command.ShowOne):
                             action='append', default=[],
                             help='a rule, e.g. max_server_per_rack=2 '
                             '(repeat)')
-        parser.add_argument('--name', help='the group name')
-        parser.add_argument('--project', help='owner project (admin, on '
-                            'creation)')
+        parser.add_argument('--name', metavar='<name>',
+                            help='the group name')
+        parser.add_argument('--project', metavar='<project-id>',
+                            help='(admin) owner project, on creation')
         return parser
 
     def take_action(self, args):
@@ -49,68 +83,141 @@ class SetScopedPolicy(command.ShowOne):
             body['name'] = args.name
         if args.policy or args.rule:
             body['policies'] = args.policy
-            body['rules'] = {}
-            for rule in args.rule:
-                key, sep, value = rule.partition('=')
-                if not sep:
-                    raise exceptions.CommandError(
-                        f'--rule {rule!r}: expected key=value')
-                try:
-                    body['rules'][key] = json.loads(value)
-                except ValueError:
-                    body['rules'][key] = value
+            body['rules'] = _rules(args.rule)
         if not body:
             raise exceptions.CommandError(
                 'give --policy, --rule or --name')
-        client = _client(self)
+        client = common.client(self)
+        group = _group_id(self, args.group)
         try:
-            client.request('GET', f'/os-server-groups/{args.group}')
+            client.request('GET', f'/os-server-groups/{group}')
         except exceptions.CommandError as exc:
             if ': 404 ' not in str(exc):
                 raise
-            body['id'] = args.group
+            body['id'] = group
             if args.project:
                 body['project_id'] = args.project
-            return _show(client.request('POST', '/os-server-groups', {
-                'server_group': body})['server_group'])
-        return _show(client.request('POST', f'/os-server-groups/{args.group}',
-                                    {'server_group': body})['server_group'])
+            return common.show(client.request('POST', '/os-server-groups', {
+                'server_group': body})['server_group'], COLUMNS)
+        return common.show(client.request(
+            'POST', f'/os-server-groups/{group}',
+            {'server_group': body})['server_group'], COLUMNS)
 
 
-class ShowScopedPolicy(command.ShowOne):
+class ShowGroupPolicy(command.ShowOne):
     """Show a server group's scoped policies and members."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _group_arg(parser)
+        common.as_tenant_option(parser)
         return parser
 
     def take_action(self, args):
-        return _show(_client(self).request(
-            'GET', f'/os-server-groups/{args.group}')['server_group'])
+        group = _group_id(self, args.group)
+        url = f'/os-server-groups/{group}' + common.as_tenant_query(args)
+        return common.show(common.client(self).request('GET', url)[
+            'server_group'], COLUMNS)
 
 
-class AuditScopedPolicy(command.Lister):
-    """Where each member runs, per scope of the group's policies; the
-    violations are printed after the table."""
+class ListGroupPolicy(command.Lister):
+    """List the server groups with scoped policies."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--all-projects', action='store_true',
+                            help='(admin) every project\'s groups')
+        parser.add_argument('--project', metavar='<project-id>',
+                            help='(admin) this project\'s groups')
+        common.as_tenant_option(parser)
+        return parser
+
+    def take_action(self, args):
+        query = []
+        if args.all_projects:
+            query.append('all_projects=true')
+        if args.project:
+            query.append(f'project_id={args.project}')
+        if args.as_tenant:
+            query.append(f'as_tenant_id={args.as_tenant}')
+        url = '/os-server-groups' + ('?' + '&'.join(query) if query else '')
+        groups = common.client(self).request('GET', url)['server_groups']
+        return common.rows(groups, LIST_COLUMNS)
+
+
+class DeleteGroupPolicy(command.Command):
+    """Delete the scoped policies of server groups (the Nova groups and
+    their servers stay)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('group', metavar='<group>', nargs='+',
+                            help='server group name or uuid (repeat)')
+        return parser
+
+    def take_action(self, args):
+        for value in args.group:
+            common.client(self).request(
+                'DELETE', f'/os-server-groups/{_group_id(self, value)}')
+
+
+class _Placements(cliff_columns.FormattableColumn):
+    """member -> {scope: domain}: one line per member in tables."""
+
+    def human_readable(self):
+        return '\n'.join(
+            f"{m['instance_id']}: " + ', '.join(
+                f'{scope}={where}' for scope, where in sorted(
+                    m['placements'].items()))
+            for m in self._value)
+
+    def machine_readable(self):
+        return self._value
+
+
+class _Lines(cliff_columns.FormattableColumn):
+    """A list shown one item per line in tables."""
+
+    def human_readable(self):
+        return '\n'.join(self._value)
+
+    def machine_readable(self):
+        return list(self._value)
+
+
+class AuditGroupPolicy(command.ShowOne):
+    """Where each member runs, per scope of the group's policies, and the
+    policies they violate.
+
+    With ``--exit-code``, exits 1 when there are violations (as ``git diff
+    --exit-code`` does), for scripts and monitoring.
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _group_arg(parser)
+        common.as_tenant_option(parser)
+        parser.add_argument('--exit-code', action='store_true',
+                            help='exit 1 when the group has violations')
         return parser
 
     def take_action(self, args):
-        audit = _client(self).request(
-            'GET', f'/os-server-groups/{args.group}/audit')[
+        group = _group_id(self, args.group)
+        url = (f'/os-server-groups/{group}/audit'
+               + common.as_tenant_query(args))
+        audit = common.client(self).request('GET', url)[
             'server_group_policy_audit']
-        scopes = sorted({s for m in audit['members']
-                         for s in m['placements']})
-        for violation in audit['violations']:
-            self.app.stderr.write(f'violation: {violation}\n')
-        return (('instance_id',) + tuple(scopes),
-                [[m['instance_id']] + [m['placements'].get(s)
-                                       for s in scopes]
-                 for m in audit['members']])
+        self.violations = list(audit['violations'])
+        return AUDIT_COLUMNS, (audit['server_group_id'],
+                               _Placements(audit['members']),
+                               _Lines(audit['violations']))
+
+    def run(self, parsed_args):
+        self.violations = []
+        status = super().run(parsed_args)
+        if parsed_args.exit_code and self.violations:
+            return 1
+        return status
 
 
 class _InstanceAction(command.ShowOne):
@@ -119,22 +226,26 @@ class _InstanceAction(command.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _group_arg(parser)
-        parser.add_argument('instance', help='the instance uuid')
+        parser.add_argument('instance', metavar='<server>',
+                            help='server name or uuid')
         return parser
 
     def take_action(self, args):
-        return _show(_client(self).request(
-            'POST', f'/os-server-groups/{args.group}/action',
-            {self.action: {'instance_id': args.instance}})['server_group'])
+        group = _group_id(self, args.group)
+        instance = common.nova_id(self, args.instance, 'server')
+        return common.show(common.client(self).request(
+            'POST', f'/os-server-groups/{group}/action',
+            {self.action: {'instance_id': instance}})['server_group'],
+            COLUMNS)
 
 
 class AddInstance(_InstanceAction):
-    """Add an instance to a group without enforcing its policies."""
+    """Add a server to a group without enforcing its policies."""
 
     action = 'add_instance'
 
 
 class RemoveInstance(_InstanceAction):
-    """Remove an instance from a group."""
+    """Remove a server from a group."""
 
     action = 'remove_instance'

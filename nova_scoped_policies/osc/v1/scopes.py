@@ -1,19 +1,19 @@
-"""``openstack policy scope create|list|show|set|delete|add aggregate|remove
-aggregate``."""
+"""``openstack scoped policy scope create|list|show|set|delete|add
+aggregate|remove aggregate``.
+
+Scopes are named by name or uuid (the API takes both); aggregates by uuid
+or, through Nova, by name.
+"""
 
 from osc_lib.command import command
 
-_COLUMNS = ('uuid', 'name', 'allow_identifiers', 'obfuscate_identifiers',
-            'obfuscate_namespace_uuid', 'aggregates')
+from nova_scoped_policies.osc.v1 import common
 
-
-def _client(cmd):
-    return cmd.app.client_manager.scoped_policies
-
-
-def _show(scope: dict):
-    columns = [c for c in _COLUMNS if c in scope]
-    return columns, [scope[c] for c in columns]
+COLUMNS = ('uuid', 'name', 'allow_identifiers', 'obfuscate_identifiers',
+           'obfuscate_namespace_uuid', 'aggregates', 'created_at',
+           'updated_at')
+LIST_COLUMNS = ('uuid', 'name', 'allow_identifiers', 'obfuscate_identifiers',
+                'aggregates')
 
 
 def _flag(parser, name: str, what: str) -> None:
@@ -47,36 +47,47 @@ def _body(args, name=None) -> dict:
     return body
 
 
+def _scope_arg(parser) -> None:
+    parser.add_argument('scope', metavar='<scope>', help='scope name or uuid')
+
+
 class CreateScope(command.ShowOne):
     """Create a policy scope (admin)."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('name', help='the scope name used in policies')
+        parser.add_argument('name', metavar='<name>',
+                            help='the scope name used in policies')
         _flags(parser)
-        parser.add_argument('--aggregate', metavar='<uuid>', action='append',
-                            default=[], help='a host aggregate that is a '
-                            'domain of the scope (repeat)')
+        parser.add_argument('--aggregate', metavar='<aggregate>',
+                            action='append', default=[],
+                            help='a host aggregate (name or uuid) that is '
+                            'a domain of the scope (repeat)')
         return parser
 
     def take_action(self, args):
         body = _body(args, args.name)
         if args.aggregate:
-            body['aggregates'] = args.aggregate
-        return _show(_client(self).request(
+            body['aggregates'] = [common.nova_id(self, a, 'aggregate')
+                                  for a in args.aggregate]
+        return common.show(common.client(self).request(
             'POST', '/os-policy-scopes', {'policy_scope': body})[
-            'policy_scope'])
+            'policy_scope'], COLUMNS)
 
 
 class ListScope(command.Lister):
     """List policy scopes."""
 
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        common.as_tenant_option(parser)
+        return parser
+
     def take_action(self, args):
-        scopes = _client(self).request('GET', '/os-policy-scopes')[
+        scopes = common.client(self).request(
+            'GET', '/os-policy-scopes' + common.as_tenant_query(args))[
             'policy_scopes']
-        columns = ('uuid', 'name', 'allow_identifiers',
-                   'obfuscate_identifiers')
-        return columns, [[s[c] for c in columns] for s in scopes]
+        return common.rows(scopes, LIST_COLUMNS)
 
 
 class ShowScope(command.ShowOne):
@@ -84,12 +95,15 @@ class ShowScope(command.ShowOne):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('scope', help='scope name or uuid')
+        _scope_arg(parser)
+        common.as_tenant_option(parser)
         return parser
 
     def take_action(self, args):
-        return _show(_client(self).request(
-            'GET', f'/os-policy-scopes/{args.scope}')['policy_scope'])
+        url = f'/os-policy-scopes/{args.scope}' + common.as_tenant_query(
+            args)
+        return common.show(common.client(self).request('GET', url)[
+            'policy_scope'], COLUMNS)
 
 
 class SetScope(command.Command):
@@ -97,26 +111,30 @@ class SetScope(command.Command):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('scope', help='scope name or uuid')
-        parser.add_argument('--name', help='the new name')
+        _scope_arg(parser)
+        parser.add_argument('--name', metavar='<name>', help='the new name')
         _flags(parser)
         return parser
 
     def take_action(self, args):
-        _client(self).request('PUT', f'/os-policy-scopes/{args.scope}',
-                              {'policy_scope': _body(args, args.name)})
+        common.client(self).request(
+            'PUT', f'/os-policy-scopes/{args.scope}',
+            {'policy_scope': _body(args, args.name)})
 
 
 class DeleteScope(command.Command):
-    """Delete a policy scope no group uses (admin)."""
+    """Delete policy scopes no group uses (admin)."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('scope', help='scope name or uuid')
+        parser.add_argument('scope', metavar='<scope>', nargs='+',
+                            help='scope name or uuid (repeat)')
         return parser
 
     def take_action(self, args):
-        _client(self).request('DELETE', f'/os-policy-scopes/{args.scope}')
+        for scope in args.scope:
+            common.client(self).request('DELETE',
+                                        f'/os-policy-scopes/{scope}')
 
 
 class _AggregateAction(command.ShowOne):
@@ -124,14 +142,17 @@ class _AggregateAction(command.ShowOne):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('scope', help='scope name or uuid')
-        parser.add_argument('aggregate', help='host aggregate uuid')
+        _scope_arg(parser)
+        parser.add_argument('aggregate', metavar='<aggregate>',
+                            help='host aggregate name or uuid')
         return parser
 
     def take_action(self, args):
-        return _show(_client(self).request(
+        aggregate = common.nova_id(self, args.aggregate, 'aggregate')
+        return common.show(common.client(self).request(
             'POST', f'/os-policy-scopes/{args.scope}/action',
-            {self.action: {'aggregate': args.aggregate}})['policy_scope'])
+            {self.action: {'aggregate': aggregate}})['policy_scope'],
+            COLUMNS)
 
 
 class AddAggregate(_AggregateAction):

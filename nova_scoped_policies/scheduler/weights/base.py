@@ -1,9 +1,22 @@
-"""What our weighers share: raw weights from the engine, nova normalises."""
+"""What our weighers share: raw weights from the engine, nova normalises.
+
+The multiplier of a host, first found wins (documented in
+doc/source/admin/enable.rst, "Weigher multipliers"):
+
+1. aggregate metadata ``scoped_<option>`` of the host's aggregates;
+2. ``[scoped_policies] <option>``, when set;
+3. nova's aggregate metadata ``<option>`` (as nova's own weigher reads it);
+4. nova's ``[filter_scheduler] <option>``.
+
+So a cloud that tuned nova's ServerGroupSoft(Anti)AffinityWeigher keeps its
+tuning when our weighers replace nova's, and ours override it where set.
+"""
 
 import threading
 
 from oslo_config import cfg
 
+from nova.scheduler.filters import utils as filters_utils
 from nova.scheduler import utils as nova_utils
 from nova.scheduler import weights
 from nova_scoped_policies.conf import scheduler as sched_conf
@@ -33,21 +46,34 @@ class ScopedSoftPolicyWeigher(weights.BaseHostWeigher):
         """Aggregate metadata that overrides the multiplier per host."""
         return f'scoped_{self.option}'
 
+    def configured_multiplier(self) -> float:
+        """``[scoped_policies] <option>``, or nova's
+        ``[filter_scheduler] <option>`` when ours is not set."""
+        ours = getattr(CONF[sched_conf.GROUP_NAME], self.option)
+        if ours is not None:
+            return ours
+        return getattr(CONF.filter_scheduler, self.option)
+
     def weight_multiplier(self, host_state):
-        configured = getattr(self._request, 'flat', None)
-        if configured is not None:
+        flat = getattr(self._request, 'flat', None)
+        if flat is not None:
             # Every weight of this request is 0: no multiplier changes the
             # score, so skip nova's per-host aggregate scan.
+            return flat
+        configured = self.configured_multiplier()
+        if filters_utils.aggregate_values_from_key(host_state,
+                                                   self.metadata_key):
+            return nova_utils.get_weight_multiplier(
+                host_state, self.metadata_key, configured)
+        if getattr(CONF[sched_conf.GROUP_NAME], self.option) is not None:
             return configured
-        return nova_utils.get_weight_multiplier(
-            host_state, self.metadata_key,
-            getattr(CONF[sched_conf.GROUP_NAME], self.option))
+        return nova_utils.get_weight_multiplier(host_state, self.option,
+                                                configured)
 
     def weigh_objects(self, weighed_obj_list, weight_properties):
         evaluation = state.states().evaluation(weight_properties)
         if evaluation is None or not evaluation.has_weights(self.kind):
-            self._request.flat = getattr(CONF[sched_conf.GROUP_NAME],
-                                         self.option)
+            self._request.flat = self.configured_multiplier()
             return [0.0] * len(weighed_obj_list)
         self._request.flat = None
         weigh = evaluation.weigher(self.kind)

@@ -18,18 +18,42 @@ import requests
 import stevedore
 from wsgi_intercept import interceptor
 
+from nova_scoped_policies.api import handler
+from nova_scoped_policies.api.schemas import groups as group_schemas
+from nova_scoped_policies.api.schemas import scopes as scope_schemas
 from nova_scoped_policies.osc import plugin
 from tests.functional.api import fixtures as fx
 from tests.functional.api import test_visibility as tv
 
 URL = 'http://policy-api-osc.invalid'
 COMMANDS = {
-    'policy_scope_create', 'policy_scope_list', 'policy_scope_show',
-    'policy_scope_set', 'policy_scope_delete', 'policy_scope_add_aggregate',
-    'policy_scope_remove_aggregate', 'server_group_scoped_policy_set',
-    'server_group_scoped_policy_show', 'server_group_scoped_policy_audit',
-    'server_group_scoped_policy_add_instance',
-    'server_group_scoped_policy_remove_instance'}
+    # every route of nova_scoped_policies.api.handler, with its command
+    ('/', 'GET', None): 'scoped_policy_version_list',
+    ('/os-policy-scopes', 'GET', None): 'scoped_policy_scope_list',
+    ('/os-policy-scopes', 'POST', None): 'scoped_policy_scope_create',
+    ('/os-policy-scopes/{scope}', 'GET', None): 'scoped_policy_scope_show',
+    ('/os-policy-scopes/{scope}', 'PUT', None): 'scoped_policy_scope_set',
+    ('/os-policy-scopes/{scope}', 'DELETE', None):
+        'scoped_policy_scope_delete',
+    ('/os-policy-scopes/{scope}/action', 'POST', 'add_aggregate'):
+        'scoped_policy_scope_add_aggregate',
+    ('/os-policy-scopes/{scope}/action', 'POST', 'remove_aggregate'):
+        'scoped_policy_scope_remove_aggregate',
+    ('/os-server-groups', 'GET', None): 'scoped_policy_group_list',
+    ('/os-server-groups', 'POST', None): 'scoped_policy_group_set',
+    ('/os-server-groups/{uuid}', 'GET', None): 'scoped_policy_group_show',
+    ('/os-server-groups/{uuid}', 'POST', None): 'scoped_policy_group_set',
+    ('/os-server-groups/{uuid}', 'DELETE', None):
+        'scoped_policy_group_delete',
+    ('/os-server-groups/{uuid}/action', 'POST', 'add_instance'):
+        'scoped_policy_group_add_instance',
+    ('/os-server-groups/{uuid}/action', 'POST', 'remove_instance'):
+        'scoped_policy_group_remove_instance',
+    ('/os-server-groups/{uuid}/audit', 'GET', None):
+        'scoped_policy_group_audit',
+}
+ACTIONS = {'/os-policy-scopes/{scope}/action': scope_schemas.ACTION,
+           '/os-server-groups/{uuid}/action': group_schemas.ACTION}
 
 
 @pytest.fixture(scope='module')
@@ -62,6 +86,14 @@ ENTRY_POINTS = {ext.name: ext.plugin for ext in stevedore.ExtensionManager(
     'openstack.scoped_policies.v1')}
 
 
+def run_status(headers, name, *argv):
+    """Run a command with table output; return its exit status."""
+    app = _app(headers)
+    cmd = ENTRY_POINTS[name](app, None)
+    parser = cmd.get_parser(f'openstack {name.replace("_", " ")}')
+    return cmd.run(parser.parse_args(list(argv)))
+
+
 def run(headers, name, *argv):
     """Run ``openstack <name> argv -f json``; return (output, app)."""
     app = _app(headers)
@@ -75,71 +107,92 @@ def run(headers, name, *argv):
     return (json.loads(out) if out else None), app
 
 
-def test_every_command_is_registered():
-    assert set(ENTRY_POINTS) == COMMANDS
+def test_every_route_has_a_command_and_every_command_is_registered():
+    routes = set()
+    for path, methods in handler.ROUTE_DECLARATIONS.items():
+        for method in methods:
+            actions = ACTIONS[path]['properties'] if path in ACTIONS \
+                else [None]
+            routes |= {(path, method, action) for action in actions}
+    assert routes == set(COMMANDS)
+    assert set(ENTRY_POINTS) == set(COMMANDS.values())
 
 
 def test_scope_commands(api):
     agg = fx.AGGREGATES
-    created, _ = run(tv.ADMIN, 'policy_scope_create', 'zone',
+    created, _ = run(tv.ADMIN, 'scoped_policy_scope_create', 'zone',
                      '--allow-identifiers', '--obfuscate-identifiers',
                      '--namespace', fx.NS, '--aggregate', agg['ZONE_X'])
     assert created['aggregates'] == [agg['ZONE_X']]
     assert created['allow_identifiers'] and created['obfuscate_identifiers']
-    shown, _ = run(tv.ADMIN, 'policy_scope_add_aggregate', 'zone',
+    shown, _ = run(tv.ADMIN, 'scoped_policy_scope_add_aggregate', 'zone',
                    agg['ZONE_Y'])
     assert shown['aggregates'] == [agg['ZONE_X'], agg['ZONE_Y']]
     # a tenant sees its own identifiers
-    mine, _ = run(tv.A, 'policy_scope_show', 'zone')
+    mine, _ = run(tv.A, 'scoped_policy_scope_show', 'zone')
     env = fx.environment()
     assert sorted(mine['aggregates']) == sorted(
         [env['ZONE_X_FOR_A'], env['ZONE_Y_FOR_A']])
-    run(tv.ADMIN, 'policy_scope_create', 'rack')
-    run(tv.ADMIN, 'policy_scope_set', 'rack', '--name', 'cabinet',
+    run(tv.ADMIN, 'scoped_policy_scope_create', 'rack')
+    run(tv.ADMIN, 'scoped_policy_scope_set', 'rack', '--name', 'cabinet',
         '--allow-identifiers')
-    listed, _ = run(tv.A, 'policy_scope_list')
+    listed, _ = run(tv.A, 'scoped_policy_scope_list')
     assert [(s['name'], s['allow_identifiers']) for s in listed] == [
         ('cabinet', True), ('zone', True)]
     with pytest.raises(exceptions.CommandError,
                        match='409 hosts h4, h5 would be in two domains'):
-        run(tv.ADMIN, 'policy_scope_add_aggregate', 'zone', agg['RACK_C'])
+        run(tv.ADMIN, 'scoped_policy_scope_add_aggregate', 'zone',
+            agg['RACK_C'])
     with pytest.raises(exceptions.CommandError, match='403'):
-        run(tv.A, 'policy_scope_delete', 'cabinet')
-    run(tv.ADMIN, 'policy_scope_remove_aggregate', 'zone', agg['ZONE_Y'])
-    run(tv.ADMIN, 'policy_scope_delete', 'cabinet')
+        run(tv.A, 'scoped_policy_scope_delete', 'cabinet')
+    run(tv.ADMIN, 'scoped_policy_scope_remove_aggregate', 'zone',
+        agg['ZONE_Y'])
+    run(tv.ADMIN, 'scoped_policy_scope_delete', 'cabinet')
     with pytest.raises(exceptions.CommandError, match='404'):
-        run(tv.ADMIN, 'policy_scope_show', 'cabinet')
+        run(tv.ADMIN, 'scoped_policy_scope_show', 'cabinet')
 
 
 def test_group_commands(api):
-    run(tv.ADMIN, 'policy_scope_create', 'rack', '--aggregate',
+    run(tv.ADMIN, 'scoped_policy_scope_create', 'rack', '--aggregate',
         fx.AGGREGATES['RACK_A'], '--aggregate', fx.AGGREGATES['RACK_B'])
-    created, _ = run(tv.A, 'server_group_scoped_policy_set', tv.G1,
+    created, _ = run(tv.A, 'scoped_policy_group_set', tv.G1,
                      '--policy', 'anti-affinity:rack', '--rule',
                      'max_server_per_rack=1', '--name', 'db')
     assert created['policies'] == ['anti-affinity:rack']
     assert created['rules'] == {'max_server_per_rack': 1}
     for member in (tv.I1, tv.I2):
-        added, _ = run(tv.A, 'server_group_scoped_policy_add_instance',
+        added, _ = run(tv.A, 'scoped_policy_group_add_instance',
                        tv.G1, member)
     assert added['members'] == [tv.I1, tv.I2]
-    audit, app = run(tv.A, 'server_group_scoped_policy_audit', tv.G1)
-    assert [row['instance_id'] for row in audit] == [tv.I1, tv.I2]
-    assert audit[0]['rack'] == audit[1]['rack']
-    assert 'violation: anti-affinity:rack:' in app.stderr.getvalue()
+    audit, app = run(tv.A, 'scoped_policy_group_audit', tv.G1)
+    members = audit['members']
+    assert [m['instance_id'] for m in members] == [tv.I1, tv.I2]
+    assert members[0]['placements']['rack'] == \
+        members[1]['placements']['rack']
+    assert audit['violations'][0].startswith('anti-affinity:rack:')
+    # --exit-code: the command's status is 1 with violations
+    assert run_status(tv.A, 'scoped_policy_group_audit', tv.G1,
+                      '--exit-code') == 1
+    assert run_status(tv.A, 'scoped_policy_group_audit', tv.G1) == 0
+    # a group by its name
+    shown, _ = run(tv.A, 'scoped_policy_group_show', 'db')
+    assert shown['id'] == tv.G1
+    listed, _ = run(tv.A, 'scoped_policy_group_list')
+    assert [g['id'] for g in listed] == [tv.G1]
+    assert listed[0]['policies'] == ['anti-affinity:rack']
     # set again: an update of the same group
-    updated, _ = run(tv.A, 'server_group_scoped_policy_set', tv.G1,
+    updated, _ = run(tv.A, 'scoped_policy_group_set', tv.G1,
                      '--policy', 'soft-anti-affinity:rack')
     assert updated['policies'] == ['soft-anti-affinity:rack']
     assert updated['name'] == 'db'
-    run(tv.A, 'server_group_scoped_policy_remove_instance', tv.G1, tv.I2)
-    shown, _ = run(tv.A, 'server_group_scoped_policy_show', tv.G1)
+    run(tv.A, 'scoped_policy_group_remove_instance', tv.G1, tv.I2)
+    shown, _ = run(tv.A, 'scoped_policy_group_show', tv.G1)
     assert shown['members'] == [tv.I1]
     with pytest.raises(exceptions.CommandError, match='404'):
-        run(tv.B, 'server_group_scoped_policy_show', tv.G1)
+        run(tv.B, 'scoped_policy_group_show', tv.G1)
     with pytest.raises(exceptions.CommandError,
                        match=r"server_group.policies\[0\]"):
-        run(tv.A, 'server_group_scoped_policy_set', tv.G1, '--policy',
+        run(tv.A, 'scoped_policy_group_set', tv.G1, '--policy',
             'affinity:nowhere')
     with pytest.raises(exceptions.CommandError, match='key=value'):
-        run(tv.A, 'server_group_scoped_policy_set', tv.G1, '--rule', 'x')
+        run(tv.A, 'scoped_policy_group_set', tv.G1, '--rule', 'x')

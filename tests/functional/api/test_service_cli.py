@@ -1,4 +1,4 @@
-"""The console scripts: ``db upgrade`` and the development server, run as
+"""The console scripts: ``db sync`` and the development server, run as
 an operator runs them, over real loopback HTTP."""
 
 import os
@@ -19,7 +19,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_db_upgrade_then_serve(tmp_path):
+def wait_for(url, server):
+    """The API's root document, once the server answers."""
+    http = requests.Session()
+    http.trust_env = False
+    for _ in range(300):
+        try:
+            return http.get(url + '/', timeout=5)
+        except requests.ConnectionError:
+            assert server.poll() is None, 'the API server exited'
+            time.sleep(0.1)
+    raise AssertionError(f'{url} did not answer in 30 s')
+
+
+def test_db_sync_then_serve(tmp_path):
     port = _free_port()
     conf = tmp_path / 'nsp.conf'
     conf.write_text(f"""[policy_store]
@@ -29,10 +42,7 @@ connection = sqlite:///{tmp_path}/store.db
 auth_strategy = noauth2
 bind_port = {port}
 """)
-    upgrade = subprocess.run(
-        [os.path.join(BIN, 'nova-scoped-policies'), 'db', 'upgrade',
-         '--config-file', str(conf)], capture_output=True, text=True,
-        timeout=120)
+    upgrade = manage('db', 'sync', '--config-file', str(conf))
     assert upgrade.returncode == 0, upgrade.stderr
     assert 'policy store at revision' in upgrade.stdout
 
@@ -43,13 +53,7 @@ bind_port = {port}
     http = requests.Session()
     http.trust_env = False
     try:
-        for _ in range(100):
-            try:
-                root = http.get(url + '/', timeout=5)
-                break
-            except requests.ConnectionError:
-                assert server.poll() is None, server.stdout.read()
-                time.sleep(0.1)
+        root = wait_for(url, server)
         assert root.json()['versions'][0]['max_version'] == '1.0'
         created = http.post(url + '/os-policy-scopes', headers=ADMIN,
                             json={'policy_scope': {'name': 'rack'}},
@@ -66,13 +70,38 @@ bind_port = {port}
         server.wait(timeout=30)
 
 
-def test_db_upgrade_names_a_bad_connection(tmp_path):
+def manage(*args, command='nova-scoped-policies-manage'):
+    return subprocess.run([os.path.join(BIN, command), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_db_upgrade_is_an_alias_of_db_sync(tmp_path):
+    conf = tmp_path / 'nsp.conf'
+    conf.write_text(f'[policy_store]\nconnection = '
+                    f'sqlite:///{tmp_path}/store.db\n')
+    assert manage('db', 'version', '--config-file', str(conf)).stdout \
+        .strip() == 'None'
+    upgrade = manage('db', 'upgrade', '--config-file', str(conf),
+                     command='nova-scoped-policies')
+    assert upgrade.returncode == 0, upgrade.stderr
+    head = upgrade.stdout.split()[-1]
+    version = manage('db', 'version', '--config-file', str(conf))
+    assert version.stdout.strip() == head
+    again = manage('db', 'sync', '--config-file', str(conf))
+    assert again.stdout.split()[-1] == head
+
+
+def test_db_sync_names_a_bad_connection_in_one_line(tmp_path):
     conf = tmp_path / 'nsp.conf'
     conf.write_text('[policy_store]\nconnection = '
                     'sqlite:////nonexistent/dir/store.db\n')
-    upgrade = subprocess.run(
-        [os.path.join(BIN, 'nova-scoped-policies'), 'db', 'upgrade',
-         '--config-file', str(conf)], capture_output=True, text=True,
-        timeout=120)
-    assert upgrade.returncode == 1
-    assert 'error: [policy_store] connection:' in upgrade.stderr
+    for command, sync in (('nova-scoped-policies-manage', 'sync'),
+                          ('nova-scoped-policies', 'upgrade')):
+        upgrade = manage('db', sync, '--config-file', str(conf),
+                         command=command)
+        assert upgrade.returncode == 1
+        errors = [line for line in upgrade.stderr.splitlines()
+                  if line.startswith('error:')]
+        assert len(errors) == 1, upgrade.stderr
+        assert errors[0].startswith('error: [policy_store] connection:')
+        assert 'Traceback' not in upgrade.stderr
