@@ -48,8 +48,26 @@ def fault(req: webob.Request, exc: webob.exc.HTTPException
     return resp
 
 
+STORE_FAULTS: typing.Mapping[type, type] = {
+    store_api.NotFound: webob.exc.HTTPNotFound,
+    store_api.Conflict: webob.exc.HTTPConflict,
+}
+"""The policy store's errors and the HTTP error each becomes. Applied once,
+by :func:`json_faults` around the dispatcher; handlers call the store
+directly and never catch these."""
+
+
+def http_error(exc: Exception) -> typing.Optional[webob.exc.HTTPException]:
+    """The HTTP error of a store error, or None if it is not one."""
+    for error, http in STORE_FAULTS.items():
+        if isinstance(exc, error):
+            return http(explanation=str(exc))
+    return None
+
+
 def json_faults(func):
-    """Turn HTTP exceptions raised by a wsgify'd method into JSON faults.
+    """Turn HTTP exceptions raised by a wsgify'd method into JSON faults,
+    and the store's errors into their HTTP errors (:data:`STORE_FAULTS`).
     """
     @functools.wraps(func)
     def wrapper(self, req, *args, **kwargs):
@@ -57,6 +75,8 @@ def json_faults(func):
             return func(self, req, *args, **kwargs)
         except webob.exc.HTTPException as exc:
             return fault(req, exc)
+        except tuple(STORE_FAULTS) as exc:
+            return fault(req, http_error(exc))
     return wrapper
 
 
@@ -108,13 +128,3 @@ def check_uuid(value: str, field: str) -> str:
 
 def bad_policy(exc: policy.PolicyError) -> webob.exc.HTTPBadRequest:
     return webob.exc.HTTPBadRequest(explanation=str(exc))
-
-
-def store_errors(call: typing.Callable, *args, **kwargs):
-    """Run a store call; NotFound -> 404, Conflict -> 409."""
-    try:
-        return call(*args, **kwargs)
-    except store_api.NotFound as exc:
-        raise webob.exc.HTTPNotFound(explanation=str(exc))
-    except store_api.Conflict as exc:
-        raise webob.exc.HTTPConflict(explanation=str(exc))

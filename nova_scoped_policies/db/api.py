@@ -22,6 +22,15 @@ SCOPE_FIELDS = ('name', 'allow_identifiers', 'obfuscate_identifiers',
                 'obfuscate_namespace_uuid')
 
 
+def canonical_uuid(value):
+    """The canonical (lower-case, hyphenated) form of a uuid; a value that
+    is no uuid is returned unchanged, so lookups by it simply miss."""
+    try:
+        return str(uuidlib.UUID(value))
+    except (ValueError, TypeError, AttributeError):
+        return value
+
+
 class NotFound(Exception):
     """No such scope, group, aggregate or member."""
 
@@ -78,7 +87,7 @@ class PolicyStore:
     @staticmethod
     def _scope(session, ref: str) -> models.PolicyScope:
         row = session.scalars(sa.select(models.PolicyScope).where(
-            sa.or_(models.PolicyScope.uuid == ref,
+            sa.or_(models.PolicyScope.uuid == canonical_uuid(ref),
                    models.PolicyScope.name == ref))).first()
         if row is None:
             raise NotFound(f'policy scope {ref} not found')
@@ -95,7 +104,9 @@ class PolicyStore:
         :raises Conflict: a scope of that name (or uuid) exists, or one of
             the aggregates is a domain of another scope.
         """
-        aggregates = list(aggregates)
+        aggregates = [canonical_uuid(a) for a in aggregates]
+        if uuid is not None:
+            uuid = canonical_uuid(uuid)
         taken = [(a, self._owner(a)) for a in aggregates if self._owner(a)]
         if taken:
             raise Conflict('; '.join(f'aggregate {a} is a domain of scope '
@@ -185,6 +196,7 @@ class PolicyStore:
 
         :raises Conflict: the aggregate is a domain of a scope already.
         """
+        aggregate_uuid = canonical_uuid(aggregate_uuid)
         try:
             with self._writer() as session:
                 row = self._scope(session, ref)
@@ -208,6 +220,7 @@ class PolicyStore:
 
     def remove_aggregate(self, ref: str, aggregate_uuid: str) -> dict:
         """:raises NotFound: the aggregate is not a domain of the scope."""
+        aggregate_uuid = canonical_uuid(aggregate_uuid)
         with self._writer() as session:
             row = self._scope(session, ref)
             link = next((a for a in row.aggregates
@@ -231,7 +244,7 @@ class PolicyStore:
     @staticmethod
     def _group(session, uuid: str) -> models.ScopedGroup:
         row = session.scalars(sa.select(models.ScopedGroup).where(
-            models.ScopedGroup.uuid == uuid)).first()
+            models.ScopedGroup.uuid == canonical_uuid(uuid))).first()
         if row is None:
             raise NotFound(f'server group {uuid} has no scoped policies')
         return row
@@ -244,6 +257,7 @@ class PolicyStore:
 
         :raises Conflict: the group has scoped policies already.
         """
+        uuid = canonical_uuid(uuid)
         try:
             with self._writer() as session:
                 row = models.ScopedGroup(
@@ -298,6 +312,7 @@ class PolicyStore:
         :raises Conflict: it is a member of this or another group already,
             or the group is full.
         """
+        instance_uuid = canonical_uuid(instance_uuid)
         try:
             with self._writer() as session:
                 row = self._group(session, uuid)
@@ -325,6 +340,7 @@ class PolicyStore:
                            f'group {uuid} already')
 
     def remove_member(self, uuid: str, instance_uuid: str) -> dict:
+        instance_uuid = canonical_uuid(instance_uuid)
         with self._writer() as session:
             row = self._group(session, uuid)
             member = next((m for m in row.members

@@ -25,7 +25,7 @@ def _group(req, action: str) -> dict:
     (other projects' groups are not disclosed)."""
     context, service = util.env(req)
     uuid = util.check_uuid(req.urlvars['uuid'], 'uuid')
-    record = util.store_errors(service.store.get_group, uuid)
+    record = service.store.get_group(uuid)
     if not context.can(action, {'project_id': record['project_id']},
                        fatal=False):
         raise webob.exc.HTTPNotFound(
@@ -110,10 +110,9 @@ def create_group(req: webob.Request) -> webob.Response:
     context.can(rules.CREATE, {'project_id': project})
     _check_nova_group(service, uuid, project)
     document = _document(service, data, project, views.viewer(req))
-    record = util.store_errors(
-        service.store.create_group, uuid, project,
-        dataclasses.replace(document, name=None), name=document.name,
-        user_id=context.user_id)
+    record = service.store.create_group(
+        uuid, project, dataclasses.replace(document, name=None),
+        name=document.name, user_id=context.user_id)
     return _render(req, record)
 
 
@@ -126,15 +125,14 @@ def update_group(req: webob.Request) -> webob.Response:
     if data:
         document = _document(service, data, record['project_id'],
                              views.viewer(req))
-    record = util.store_errors(service.store.update_group, record['uuid'],
-                               document, name)
+    record = service.store.update_group(record['uuid'], document, name)
     return _render(req, record)
 
 
 def delete_group(req: webob.Request) -> webob.Response:
     record = _group(req, rules.DELETE)
     service = req.environ[util.SERVICE]
-    util.store_errors(service.store.delete_group, record['uuid'])
+    service.store.delete_group(record['uuid'])
     return util.json_response(req, None, status=204)
 
 
@@ -143,15 +141,17 @@ def group_action(req: webob.Request) -> webob.Response:
     data = util.extract_json(req, schemas.ACTION)
     if 'add_instance' in data:
         record = _group(req, rules.ADD_INSTANCE)
-        record = util.store_errors(
-            service.store.add_member, record['uuid'],
-            data['add_instance']['instance_id'],
+        record = service.store.add_member(
+            record['uuid'],
+            util.check_uuid(data['add_instance']['instance_id'],
+                            'add_instance.instance_id'),
             max_members=service.conf.scoped_policies_api.max_group_members)
     else:
         record = _group(req, rules.REMOVE_INSTANCE)
-        record = util.store_errors(
-            service.store.remove_member, record['uuid'],
-            data['remove_instance']['instance_id'])
+        record = service.store.remove_member(
+            record['uuid'],
+            util.check_uuid(data['remove_instance']['instance_id'],
+                            'remove_instance.instance_id'))
     return _render(req, record)
 
 

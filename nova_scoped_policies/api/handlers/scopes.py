@@ -21,8 +21,7 @@ def show_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.SHOW)
     who = views.viewer(req)
-    record = util.store_errors(service.store.get_scope,
-                               req.urlvars['scope'])
+    record = service.store.get_scope(req.urlvars['scope'])
     return util.json_response(req, {'policy_scope': views.scope(record,
                                                                 who)})
 
@@ -42,8 +41,7 @@ def create_scope(req: webob.Request) -> webob.Response:
     aggregates = data.pop('aggregates', [])
     if aggregates:
         _check_hosts(service, data['name'], (), aggregates)
-    record = util.store_errors(service.store.create_scope,
-                               aggregates=aggregates, **data)
+    record = service.store.create_scope(aggregates=aggregates, **data)
     return util.json_response(req, {'policy_scope': views.scope(
         record, views.viewer(req))}, status=201)
 
@@ -52,8 +50,7 @@ def update_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.UPDATE)
     data = util.extract_json(req, schemas.UPDATE)['policy_scope']
-    record = util.store_errors(service.store.update_scope,
-                               req.urlvars['scope'], **data)
+    record = service.store.update_scope(req.urlvars['scope'], **data)
     return util.json_response(req, {'policy_scope': views.scope(
         record, views.viewer(req))})
 
@@ -61,7 +58,7 @@ def update_scope(req: webob.Request) -> webob.Response:
 def delete_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.DELETE)
-    util.store_errors(service.store.delete_scope, req.urlvars['scope'])
+    service.store.delete_scope(req.urlvars['scope'])
     return util.json_response(req, None, status=204)
 
 
@@ -72,16 +69,14 @@ def scope_action(req: webob.Request) -> webob.Response:
     if 'add_aggregate' in data:
         context.can(rules.ADD_AGGREGATE)
         aggregate = data['add_aggregate']['aggregate']
-        record = util.store_errors(service.store.get_scope, ref)
+        record = service.store.get_scope(ref)
         if aggregate not in record['aggregates']:
             _check_hosts(service, record['name'], record['aggregates'],
                          [aggregate])
-        record = util.store_errors(service.store.add_aggregate, ref,
-                                   aggregate)
+        record = service.store.add_aggregate(ref, aggregate)
     else:
         context.can(rules.REMOVE_AGGREGATE)
-        record = util.store_errors(
-            service.store.remove_aggregate, ref,
-            data['remove_aggregate']['aggregate'])
+        record = service.store.remove_aggregate(
+            ref, data['remove_aggregate']['aggregate'])
     return util.json_response(req, {'policy_scope': views.scope(
         record, views.viewer(req))})
