@@ -213,9 +213,10 @@ members are) until nova has claimed the chosen hosts in Placement, so the next
 scheduler deciding for the same group sees every claim. Use a backend all the
 schedulers reach: ``redis://``, ``etcd3+http://``, ``zookeeper://``,
 ``mysql://`` or ``postgresql://``; ``file:///path`` only serialises the
-schedulers of one host. Unset (the default), nothing is serialised and two
-boots into one group that are scheduled at the same moment may both pass a
-hard scoped policy (see the admin guide "Running several schedulers").
+schedulers of one host. Unset (the default), the lock lives in each
+nova-scheduler process: enough for a cloud with one scheduler, but two
+schedulers deciding for one group at the same moment may both pass a hard
+scoped policy (see the admin guide "Running several schedulers").
 
 Related options:
 

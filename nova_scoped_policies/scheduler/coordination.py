@@ -2,13 +2,15 @@
 
 Two schedulers (or two requests of one scheduler) deciding at the same time
 for one server group each see the members the other has not claimed yet, so
-both may pass ``anti-affinity:rack``. When ``[scoped_policies]
-coordination_backend_url`` names a tooz backend, :func:`install` wraps
-nova's ``SchedulerManager.select_destinations`` so that a request for a group
+both may pass ``anti-affinity:rack``. :func:`install` wraps nova's
+``SchedulerManager.select_destinations`` so that a request for a group
 with hard scoped policies holds the group's lock from the start (before the
 request filters read where the members are) until nova returns, i.e. after
 nova has claimed the chosen hosts in Placement. The next holder then reads
-those claims (:class:`members.InFlightMemberLocator`).
+those claims (:class:`members.InFlightMemberLocator`). The lock is a tooz
+lock when ``[scoped_policies] coordination_backend_url`` names a backend,
+which several schedulers need; without one it is a lock of this process,
+which serialises the requests of one nova-scheduler process only.
 
 Nova's source is not patched: :func:`install` replaces the class attribute
 once, from :func:`request_filters.sync`, which nova-scheduler runs when it
@@ -24,6 +26,7 @@ import threading
 import types
 import typing
 import uuid
+import weakref
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -49,6 +52,47 @@ class WrapError(RuntimeError):
     """nova's select_destinations is not the one this wrapper knows."""
 
 
+class _LocalLock:
+    """A lock of this process with tooz's ``acquire(blocking)`` signature."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def acquire(self, blocking=True) -> bool:
+        if blocking is True:
+            return self._lock.acquire()
+        if not blocking:
+            return self._lock.acquire(blocking=False)
+        return self._lock.acquire(timeout=blocking)
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+class LocalCoordinator:
+    """Locks per server group inside this process: the default without a
+    ``coordination_backend_url``. It serialises the requests one
+    nova-scheduler process handles at once, never two schedulers: those
+    need a tooz backend (doc/source/admin/schedulers.rst)."""
+
+    url = None
+
+    def __init__(self) -> None:
+        self._locks: 'weakref.WeakValueDictionary[str, _LocalLock]' = \
+            weakref.WeakValueDictionary()
+        self._guard = threading.Lock()
+
+    def lock(self, group_uuid: str) -> _LocalLock:
+        with self._guard:
+            found = self._locks.get(group_uuid)
+            if found is None:
+                found = self._locks[group_uuid] = _LocalLock()
+            return found
+
+    def stop(self) -> None:
+        pass
+
+
 class Coordinator:
     """A started tooz coordinator for one backend URL, per process.
 
@@ -70,12 +114,13 @@ class Coordinator:
         self._coordinator.stop()
 
 
-_coordinator: typing.Optional[Coordinator] = None
+_coordinator: typing.Union[Coordinator, LocalCoordinator, None] = None
 _coordinator_lock = threading.Lock()
 
 
-def coordinator() -> typing.Optional[Coordinator]:
-    """The process' coordinator for the configured URL, or None when unset.
+def coordinator() -> typing.Union[Coordinator, LocalCoordinator]:
+    """The process' coordinator for the configured URL, or this process'
+    own locks (:class:`LocalCoordinator`) when none is configured.
 
     :raises NoValidHost: the backend cannot be reached.
     """
@@ -85,6 +130,8 @@ def coordinator() -> typing.Optional[Coordinator]:
         if _coordinator is not None and _coordinator.url != url:
             _coordinator.stop()
             _coordinator = None
+        if not url and _coordinator is None:
+            _coordinator = LocalCoordinator()
         if url and _coordinator is None:
             try:
                 _coordinator = Coordinator(url)
@@ -150,14 +197,10 @@ def _serialised(original):
             spec_obj=spec_obj, instance_uuids=instance_uuids,
             return_objects=return_objects,
             return_alternates=return_alternates)
-        if not CONF.scoped_policies.coordination_backend_url:
-            return call()
         group_uuid = state.states().serialised_group(spec_obj)
         if group_uuid is None:
             return call()
         coord = coordinator()
-        if coord is None:
-            return call()
         timeout = CONF.scoped_policies.coordination_lock_timeout
         lock = coord.lock(group_uuid)
         try:

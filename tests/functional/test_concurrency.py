@@ -185,3 +185,11 @@ class TwoSchedulersTest(ConcurrentBootsTest):
         self.useFixture(fixtures.MonkeyPatch(
             'nova.scheduler.client.report.SchedulerReportClient.'
             'get_allocation_candidates', slow))
+
+
+class OneSchedulerWithoutBackendTest(ConcurrentBootsTest):
+    """The default: no coordination backend; one scheduler process is
+    serialised by its own per-group locks."""
+
+    OPTIONS = {}
+    BOOTS_PER_CASE = 24

@@ -4,6 +4,7 @@ locator that counts members in flight."""
 import inspect
 import logging
 import threading
+import types
 import time
 
 from oslo_messaging.rpc import dispatcher
@@ -245,3 +246,52 @@ def test_circuit_breaker_spares_the_store_and_logs_once(caplog):
     assert store.group(uuids.group) is None
     assert driver.calls == 2
     assert any('reachable again' in r.getMessage() for r in caplog.records)
+
+
+def test_without_a_backend_one_process_is_serialised(monkeypatch):
+    """No coordination_backend_url: requests of one scheduler process for
+    one group still run one after the other (per-group local locks), and
+    requests for different groups do not wait for each other."""
+    monkeypatch.setattr(coordination, '_coordinator', None)
+    inside = []
+
+    def nova(self, context, request_spec=None, filter_properties=None,
+             spec_obj=None, instance_uuids=None, return_objects=False,
+             return_alternates=False):
+        inside.append(('in', context))
+        time.sleep(0.2)
+        inside.append(('out', context))
+        return 'ok'
+
+    class States:
+        def serialised_group(self, spec):
+            return spec.group_uuid
+
+    monkeypatch.setattr(
+        'nova_scoped_policies.scheduler.state.states', States)
+    wrapped = coordination._serialised(nova)
+
+    def boot(group, name):
+        args = dict(_spec_args(), context=name,
+                    spec_obj=types.SimpleNamespace(group_uuid=group))
+        return wrapped(None, **args)
+    try:
+        threads = [threading.Thread(target=boot, args=(uuids.group, n))
+                   for n in ('a', 'b')]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [step for step, _ in inside] == ['in', 'out', 'in', 'out']
+        assert isinstance(coordination.coordinator(),
+                          coordination.LocalCoordinator)
+        inside.clear()
+        threads = [threading.Thread(target=boot, args=(group, group))
+                   for group in (uuids.one, uuids.other)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [step for step, _ in inside][:2] == ['in', 'in']
+    finally:
+        coordination.reset()
