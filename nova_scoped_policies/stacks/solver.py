@@ -1,8 +1,17 @@
 """The joint decision for a whole stack (pure; OR-Tools CP-SAT inside)."""
 
+import collections
 import dataclasses
+import time
 import typing
 
+from nova_scoped_policies.engine import Engine
+from nova_scoped_policies.engine import Request
+from nova_scoped_policies.engine.plugins import base
+from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.stacks import model
 from nova_scoped_policies.topology import Topology
 
 
@@ -60,3 +69,593 @@ class Decision:
     seconds: float = 0.0
     optimal: bool = False
     cost: int = 0
+
+
+class SolverUnavailable(RuntimeError):
+    """OR-Tools is not installed (``pip install nova-scoped-policies[joint]``)."""
+
+
+class DecisionError(RuntimeError):
+    """A decision failed its replay through the engine's host checks: a
+    solver bug, never returned to a caller as a decision."""
+
+
+# -- compiling the stack into clauses ---------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Clause:
+    """One document applied to servers of the stack.
+
+    :param document: the policies and rules.
+    :param field: where they come from, for reasons.
+    :param parts: the servers it relates, one tuple per member group (a
+        leaf has one part: the policies apply within it).
+    :param fixed: hosts of existing servers (a relationship's ``to``).
+    :param across: the policies apply only between different parts (and
+        the existing servers), never within one.
+    """
+
+    document: PolicyDocument
+    field: str
+    parts: typing.Tuple[typing.Tuple[str, ...], ...]
+    fixed: typing.Tuple[str, ...] = ()
+    across: bool = False
+
+    @property
+    def servers(self) -> typing.Tuple[str, ...]:
+        return tuple(s for part in self.parts for s in part)
+
+    def counts_union(self, scope: str) -> bool:
+        """Whether a limit at ``scope`` counts every server of the clause
+        (a leaf, or an explicit ``max_server_per_<scope>`` on a group of
+        groups) rather than the member groups present."""
+        return (not self.across
+                or scope in self.document.rules.max_server_per)
+
+
+def compile_stack(stack: model.Stack, world: World) -> typing.List[Clause]:
+    """Every leaf, group-of-groups and relationship document as a clause.
+
+    :raises model.StackError: a relationship names an existing server or
+        server group the world does not know.
+    """
+    clauses = []
+    for group in stack.root.walk():
+        if group.document.empty and not group.document.rules.max_server_per:
+            continue
+        if group.leaf:
+            parts: typing.Tuple[typing.Tuple[str, ...], ...] = (
+                tuple(s.name for s in group.servers),)
+        else:
+            parts = tuple(tuple(s.name for s in m.all_servers())
+                          for m in group.members)
+        clauses.append(Clause(group.document, group.field, parts,
+                              across=not group.leaf))
+    for rel in stack.relationships:
+        source = tuple(s.name for s in stack.group(rel.source).all_servers())
+        if isinstance(rel.target, model.Existing):
+            if rel.target.kind == 'server':
+                host = world.servers.get(rel.target.uuid, _MISSING)
+                if host is _MISSING:
+                    raise model.StackError(f'{rel.field}.to.server',
+                                           'no such server')
+                fixed = (host,) if host else ()
+            else:
+                hosts = world.server_groups.get(rel.target.uuid)
+                if hosts is None:
+                    raise model.StackError(f'{rel.field}.to.server_group',
+                                           'no such server group')
+                fixed = tuple(hosts)
+            clauses.append(Clause(rel.document, rel.field, (source,),
+                                  fixed, across=True))
+        else:
+            target = tuple(
+                s.name for s in stack.group(rel.target).all_servers())
+            clauses.append(Clause(rel.document, rel.field,
+                                  (source, target), across=True))
+    return clauses
+
+
+_MISSING = object()
+
+
+def structures(clause: Clause) -> typing.List[base.Structure]:
+    """The clause's items as solver records, through their plugins."""
+    rules = clause.document.rules
+    return [plugin.structure(item, rules)
+            for plugin, item in registry.items(clause.document)]
+
+
+# -- hosts into classes ------------------------------------------------------
+
+@dataclasses.dataclass
+class _Slot:
+    """A host the model may use; slots of one class are interchangeable."""
+
+    host: str
+    free: typing.Tuple[int, ...]
+    domains: typing.Dict[str, typing.Optional[str]]
+    klass: int
+
+
+def _domain_of(topology: Topology, scope: str,
+               host: str) -> typing.Optional[str]:
+    if scope == HOST_SCOPE:
+        return host
+    found = topology.domains_of(scope, host)
+    return found[0] if len(found) == 1 else None
+
+
+def _accepts(flavor: model.Flavor, host: HostState) -> bool:
+    if not flavor.required <= host.traits or flavor.forbidden & host.traits:
+        return False
+    return all(host.free.get(rc, 0) >= n
+               for rc, n in flavor.resources.items() if n)
+
+
+def _bound(group: model.Group, clauses_by_field, eligible: typing.Set[str],
+           key: typing.Mapping[str, typing.Optional[str]]) -> int:
+    """Most servers of ``group`` one class of hosts (all in the same
+    domains of every scope) can hold in any decision."""
+    if group.leaf:
+        n = sum(1 for s in group.servers if s.name in eligible)
+    else:
+        values = [_bound(m, clauses_by_field, eligible, key)
+                  for m in group.members]
+        n = sum(values)
+    clause = clauses_by_field.get(group.field)
+    if clause is None:
+        return n
+    for st in structures(clause):
+        if not st.hard or st.kind is not base.Kind.AT_MOST_PER_DOMAIN \
+                or st.scope == HOST_SCOPE or key.get(st.scope) is None:
+            continue
+        if clause.counts_union(st.scope):
+            n = min(n, st.limit)
+        else:
+            n = min(n, max(values, default=0))
+    return n
+
+
+def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
+             rcs: typing.Sequence[str], merge: bool) -> typing.List[_Slot]:
+    """The hosts as slots: with ``merge``, hosts alike for this stack are
+    one class, and a host that ``n`` kept hosts of its class dominate in
+    every resource is dropped when ``n`` reaches the most servers the
+    class can take (any decision using it can move to a free one)."""
+    topology = world.topology
+    scopes = sorted(s for s in stack.scopes if s != HOST_SCOPE)
+    flavors = sorted({s.flavor for s in stack.servers}, key=repr)
+    fixed_hosts = {h for c in clauses for h in c.fixed}
+    by_key: typing.Dict[tuple, typing.List[HostState]] = {}
+    for host in world.hosts:
+        accepts = tuple(_accepts(f, host) for f in flavors)
+        if not any(accepts):
+            continue
+        domains = tuple(_domain_of(topology, s, host.name) for s in scopes)
+        special = host.name if (host.name in fixed_hosts or not merge) \
+            else None
+        by_key.setdefault((domains, accepts, special), []).append(host)
+    slots: typing.List[_Slot] = []
+    by_field = {c.field: c for c in clauses}
+    klass = 0
+    for (domains, accepts, _), hosts in by_key.items():
+        key = dict(zip(scopes, domains))
+        eligible = {s.name for s in stack.servers
+                    if accepts[flavors.index(s.flavor)]}
+        cap = _bound(stack.root, by_field, eligible, key)
+        vectors: typing.Dict[tuple, typing.List[str]] = {}
+        for host in hosts:
+            vector = tuple(host.free.get(rc, 0) for rc in rcs)
+            vectors.setdefault(vector, []).append(host.name)
+        kept: typing.List[typing.Tuple[tuple, int]] = []
+        for vector in sorted(vectors, key=lambda v: (-sum(v), v)):
+            names = sorted(vectors[vector])
+            if merge:
+                dominated = sum(n for w, n in kept if all(
+                    a >= b for a, b in zip(w, vector)))
+                names = names[:max(0, cap - dominated)]
+            if not names:
+                continue
+            kept.append((vector, len(names)))
+            for name in names:
+                slots.append(_Slot(name, vector, dict(key), klass))
+            klass += 1
+    return slots
+
+
+# -- the CP-SAT model ----------------------------------------------------------
+
+class _Model:
+    """One CP-SAT model of a stack over slots; ``enabled`` picks the hard
+    items it enforces (all of them, or a prefix when explaining)."""
+
+    def __init__(self, cp_model, stack: model.Stack, world: World,
+                 clauses: typing.List[Clause], slots: typing.List[_Slot],
+                 rcs: typing.Sequence[str],
+                 enabled: typing.Optional[int] = None) -> None:
+        self.cp = cp_model
+        self.m = cp_model.CpModel()
+        self.topology = world.topology
+        self.slots = slots
+        self.servers = stack.servers
+        self.index = {s.name: i for i, s in enumerate(self.servers)}
+        self.x: typing.Dict[typing.Tuple[int, int], typing.Any] = {}
+        self.cost: typing.List[typing.Any] = []
+        self._present: typing.Dict[tuple, typing.Any] = {}
+        self.hard_items: typing.List[typing.Tuple[Clause,
+                                                  base.Structure]] = []
+        hard_scopes = self._hard_scopes(clauses)
+        for si, server in enumerate(self.servers):
+            for ti, slot in enumerate(slots):
+                if self._eligible(server, slot, rcs, hard_scopes[si]):
+                    self.x[si, ti] = self.m.NewBoolVar('')
+        self.by_server: typing.Dict[int, typing.List[int]] = {}
+        self.by_slot: typing.Dict[int, typing.List[int]] = {}
+        for si, ti in self.x:
+            self.by_server.setdefault(si, []).append(ti)
+            self.by_slot.setdefault(ti, []).append(si)
+        for si in range(len(self.servers)):
+            self.m.AddExactlyOne(self.x[si, ti]
+                                 for ti in self.by_server.get(si, ()))
+        self._capacity(rcs)
+        self._symmetry()
+        count = 0
+        for clause in clauses:
+            for st in structures(clause):
+                if not st.hard:
+                    self._soft(clause, st)
+                    continue
+                self.hard_items.append((clause, st))
+                if enabled is None or count < enabled:
+                    self._hard(clause, st)
+                count += 1
+        if self.cost:
+            self.m.Minimize(sum(self.cost))
+
+    def _hard_scopes(self, clauses):
+        scopes: typing.Dict[int, typing.Set[str]] = {
+            i: set() for i in range(len(self.servers))}
+        for clause in clauses:
+            hard = {st.scope for st in structures(clause) if st.hard}
+            for name in clause.servers:
+                scopes[self.index[name]] |= hard
+        return scopes
+
+    @staticmethod
+    def _eligible(server, slot, rcs, hard_scopes) -> bool:
+        flavor = server.flavor
+        for rc, free in zip(rcs, slot.free):
+            if flavor.resources.get(rc, 0) > free:
+                return False
+        return all(slot.domains.get(s, slot.host) is not None
+                   for s in hard_scopes)
+
+    def _capacity(self, rcs) -> None:
+        for ti, sis in self.by_slot.items():
+            slot = self.slots[ti]
+            for ri, rc in enumerate(rcs):
+                needs = [self.servers[si].flavor.resources.get(rc, 0)
+                         for si in sis]
+                if sum(needs) > slot.free[ri]:
+                    self.m.Add(sum(n * self.x[si, ti]
+                                   for n, si in zip(needs, sis) if n)
+                               <= slot.free[ri])
+
+    def _symmetry(self) -> None:
+        """Slots of one class are interchangeable: use them in order."""
+        previous: typing.Dict[int, typing.Any] = {}
+        for ti, slot in enumerate(self.slots):
+            sis = self.by_slot.get(ti)
+            if not sis:
+                continue
+            used = self.m.NewBoolVar('')
+            self.m.AddMaxEquality(used, [self.x[si, ti] for si in sis])
+            before = previous.get(slot.klass)
+            if before is not None:
+                self.m.AddImplication(used, before)
+            previous[slot.klass] = used
+
+    def domain(self, ti: int, scope: str):
+        slot = self.slots[ti]
+        if scope == HOST_SCOPE:
+            return slot.host
+        found = slot.domains.get(scope)
+        return found if found is not None else ('none', ti)
+
+    def fixed_domains(self, clause: Clause, scope: str) -> typing.Counter:
+        found: typing.Counter = collections.Counter()
+        for host in clause.fixed:
+            for domain in ((host,) if scope == HOST_SCOPE else
+                           self.topology.domains_of(scope, host)):
+                found[domain] += 1
+        return found
+
+    def by_domain(self, names: typing.Iterable[str], scope: str
+                  ) -> typing.Dict[typing.Any, typing.List[typing.Any]]:
+        found: typing.Dict[typing.Any, typing.List[typing.Any]] = {}
+        for name in names:
+            si = self.index[name]
+            for ti in self.by_server.get(si, ()):
+                found.setdefault(self.domain(ti, scope), []).append(
+                    self.x[si, ti])
+        return found
+
+    def present(self, names: typing.Tuple[str, ...], scope: str
+                ) -> typing.Dict[typing.Any, typing.Any]:
+        """domain -> a boolean: some server of ``names`` is in it."""
+        key = (names, scope)
+        found = self._present.get(key)
+        if found is None:
+            found = {}
+            for domain, xs in self.by_domain(names, scope).items():
+                var = self.m.NewBoolVar('')
+                self.m.AddMaxEquality(var, xs)
+                found[domain] = var
+            self._present[key] = found
+        return found
+
+    def _forbid(self, names, keep) -> None:
+        for name in names:
+            si = self.index[name]
+            for ti in self.by_server.get(si, ()):
+                if not keep(ti):
+                    self.m.Add(self.x[si, ti] == 0)
+
+    def _hard(self, clause: Clause, st: base.Structure) -> None:
+        kind, scope, m = st.kind, st.scope, self.m
+        union = clause.servers
+        fixed = self.fixed_domains(clause, scope)
+        if kind is base.Kind.AT_MOST_PER_DOMAIN:
+            if clause.counts_union(scope):
+                for domain, xs in self.by_domain(union, scope).items():
+                    m.Add(sum(xs) <= st.limit - fixed.get(domain, 0))
+                return
+            parts = [self.present(p, scope) for p in clause.parts]
+            for domain in set().union(*parts):
+                m.Add(sum(p[domain] for p in parts if domain in p)
+                      + (1 if domain in fixed else 0) <= 1)
+        elif kind is base.Kind.SAME_DOMAIN:
+            nonempty = sum(1 for p in clause.parts if p) + bool(fixed)
+            if clause.across and nonempty < 2:
+                return
+            if fixed:
+                if len(fixed) > 1:
+                    m.AddBoolOr([])  # the existing servers are apart
+                    return
+                (only,) = fixed
+                self._forbid(union, lambda ti: self.domain(ti, scope) == only)
+                return
+            choose = {}
+            for domain, xs in self.by_domain(union, scope).items():
+                choose[domain] = m.NewBoolVar('')
+                for x in xs:
+                    m.AddImplication(x, choose[domain])
+            m.Add(sum(choose.values()) <= 1)
+        elif kind is base.Kind.IN_DOMAIN:
+            self._forbid(union,
+                         lambda ti: self.domain(ti, scope) == st.identifier)
+        elif kind is base.Kind.NOT_IN_DOMAIN:
+            self._forbid(union,
+                         lambda ti: self.domain(ti, scope) != st.identifier)
+        elif kind is base.Kind.AT_LEAST_DOMAINS:
+            m.Add(sum(self.present(union, scope).values()) >= st.limit)
+        else:
+            raise DecisionError(f'{st.label}: no joint model for {kind}')
+
+    def _soft(self, clause: Clause, st: base.Structure) -> None:
+        scope, m = st.scope, self.m
+        if st.kind is base.Kind.PREFER_TOGETHER:
+            if st.identifier is not None:
+                for domain, xs in self.by_domain(clause.servers,
+                                                 scope).items():
+                    if domain != st.identifier:
+                        self.cost.extend(xs)
+                return
+            self.cost.extend(self.present(clause.servers, scope).values())
+        elif st.kind is base.Kind.PREFER_APART:
+            fixed = self.fixed_domains(clause, scope)
+            if clause.counts_union(scope):
+                groups = {d: list(xs) for d, xs in
+                          self.by_domain(clause.servers, scope).items()}
+            else:
+                groups = {}
+                for part in clause.parts:
+                    for d, var in self.present(part, scope).items():
+                        groups.setdefault(d, []).append(var)
+            for domain, xs in groups.items():
+                extra = fixed.get(domain, 0)
+                if len(xs) + extra < 2:
+                    continue
+                excess = m.NewIntVar(0, len(xs) + extra, '')
+                m.Add(excess >= sum(xs) + extra - 1)
+                self.cost.append(excess)
+        else:
+            raise DecisionError(f'{st.label}: no joint model for {st.kind}')
+
+    def assignments(self, solver) -> typing.Dict[str, str]:
+        return {self.servers[si].name: self.slots[ti].host
+                for (si, ti), var in self.x.items()
+                if solver.BooleanValue(var)}
+
+
+# -- deciding ------------------------------------------------------------------
+
+def _cp_model():
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:  # pragma: no cover - depends on the install
+        raise SolverUnavailable(
+            'joint decisions need OR-Tools: pip install '
+            '"nova-scoped-policies[joint]"') from None
+    return cp_model
+
+
+def _resource_classes(stack: model.Stack) -> typing.List[str]:
+    return sorted({rc for s in stack.servers
+                   for rc, n in s.flavor.resources.items() if n})
+
+
+def _solve(cp_model, built: _Model, time_limit: float, workers: int,
+           seed: int):
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = seed
+    status = solver.Solve(built.m)
+    return solver, status
+
+
+def _unfit_server(stack: model.Stack, world: World,
+                  rcs: typing.Sequence[str]) -> typing.Optional[str]:
+    for group in stack.root.walk():
+        if not group.leaf:
+            continue
+        flavor = group.servers[0].flavor
+        if not any(_accepts(flavor, host) for host in world.hosts):
+            asked = ', '.join(f'{rc} {n}' for rc, n in
+                              sorted(flavor.resources.items()) if n)
+            traits = sorted(flavor.required)
+            if traits:
+                asked += ' and traits ' + ', '.join(traits)
+            return (f'{group.field}.servers.flavor: no host has {asked} '
+                    'free')
+    for ri, rc in enumerate(rcs):
+        need = sum(s.flavor.resources.get(rc, 0) for s in stack.servers)
+        have = sum(h.free.get(rc, 0) for h in world.hosts)
+        if need > have:
+            return f'the stack needs {need} {rc}; not that much is free'
+    return None
+
+
+def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
+             workers, seed) -> str:
+    """Which hard item (in document order) first makes the stack unfit."""
+    reason = _unfit_server(stack, world, rcs)
+    if reason:
+        return reason
+    built = _Model(cp_model, stack, world, clauses, slots, rcs, enabled=0)
+    per_try = max(0.5, time_limit / (len(built.hard_items) + 1))
+    _, status = _solve(cp_model, built, per_try, workers, seed)
+    if status == cp_model.INFEASIBLE:
+        return ('the servers do not fit in the capacity left (' +
+                ', '.join(rcs) + ') whatever the policies')
+    for n, (clause, st) in enumerate(built.hard_items, 1):
+        trial = _Model(cp_model, stack, world, clauses, slots, rcs,
+                       enabled=n)
+        _, status = _solve(cp_model, trial, per_try, workers, seed)
+        if status == cp_model.INFEASIBLE:
+            before = '' if n == 1 else ' together with the policies before it'
+            return (f'{clause.field}: {st.label} cannot be met with the '
+                    f'capacity left{before}')
+    return 'no decision found in the time allowed'
+
+
+def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
+           merge: bool = True, workers: int = 2, seed: int = 0) -> Decision:
+    """One joint decision for the whole stack, all or nothing.
+
+    Hard policies and the capacity of every host are constraints, soft
+    policies the objective (lower cost is better). The best decision found
+    within ``time_limit`` is returned; it is replayed through the engine's
+    host checks first.
+
+    :param stack: the validated stack.
+    :param world: hosts, topology and existing servers, real ids.
+    :param time_limit: seconds for the solver.
+    :param merge: merge interchangeable hosts into classes (False: one
+        variable per host, for tests).
+    :param workers: CP-SAT search workers.
+    :param seed: CP-SAT random seed (decisions are reproducible per seed).
+    :raises model.StackError: the stack names a scope the cloud does not
+        define, scopes that do not nest, or unknown existing resources.
+    :raises SolverUnavailable: OR-Tools is not installed.
+    """
+    started = time.monotonic()
+    model.check_topology(stack, world.topology)
+    cp_model = _cp_model()
+    clauses = compile_stack(stack, world)
+    rcs = _resource_classes(stack)
+    slots = _classes(stack, world, clauses, rcs, merge)
+    built = _Model(cp_model, stack, world, clauses, slots, rcs)
+    solver, status = _solve(cp_model, built, time_limit, workers, seed)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if status == cp_model.INFEASIBLE:
+            reason = _explain(cp_model, stack, world, clauses, slots, rcs,
+                              time_limit, workers, seed)
+        else:
+            reason = (f'no decision found in {time_limit:g} s; the stack '
+                      'may still fit')
+        return Decision(False, {}, reason, time.monotonic() - started)
+    assignments = built.assignments(solver)
+    replay(stack, world, clauses, assignments)
+    return Decision(True, assignments, '', time.monotonic() - started,
+                    status == cp_model.OPTIMAL,
+                    int(round(solver.ObjectiveValue())) if built.cost else 0)
+
+
+# -- replay through the engine -------------------------------------------------
+
+def _split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:
+    """(items that count the whole clause, items between parts only)."""
+    doc = clause.document
+    if not clause.across:
+        return doc, PolicyDocument()
+    rules = doc.rules
+    union = tuple(p for p in doc.policies if p.scope in rules.max_server_per)
+    pairs = tuple(p for p in doc.policies
+                  if p.scope not in rules.max_server_per)
+    return (PolicyDocument(union, rules, fields=doc.fields),
+            PolicyDocument(pairs, dataclasses.replace(
+                rules, max_server_per={}), fields=doc.fields))
+
+
+def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
+           assignments: typing.Mapping[str, str]) -> None:
+    """Check a decision server by server, in document order, with the
+    engine's host checks (each server against those decided before it),
+    and every host's capacity.
+
+    :raises DecisionError: naming the server, host and reasons.
+    """
+    engine = Engine()
+    hosts = {h.name: h for h in world.hosts}
+    used: typing.Dict[str, typing.Counter] = {}
+    placed: typing.Dict[str, str] = {}
+    views = []
+    for clause in clauses:
+        union_doc, pair_doc = _split(clause)
+        part_of = {s: i for i, p in enumerate(clause.parts) for s in p}
+        views.append((clause, union_doc, pair_doc, part_of))
+    fixed_names = {}
+    for server in stack.servers:
+        host = assignments.get(server.name)
+        state = hosts.get(host)
+        if state is None:
+            raise DecisionError(f'{server.name}: no host decided')
+        if not _accepts(server.flavor, state):
+            raise DecisionError(f'{server.name}: {host} does not accept it')
+        load = used.setdefault(host, collections.Counter())
+        load.update(server.flavor.resources)
+        if any(load[rc] > state.free.get(rc, 0) for rc in load):
+            raise DecisionError(f'{server.name}: {host} is over capacity')
+        for clause, union_doc, pair_doc, part_of in views:
+            if server.name not in part_of:
+                continue
+            mine = part_of[server.name]
+            fixed = fixed_names.setdefault(id(clause), {
+                f'existing-{i}': h for i, h in enumerate(clause.fixed)})
+            earlier = {n: placed[n] for n in part_of if n in placed}
+            others = {n: h for n, h in earlier.items()
+                      if part_of[n] != mine}
+            for doc, members in ((union_doc, {**earlier, **fixed}),
+                                 (pair_doc, {**others, **fixed})):
+                if doc.empty and not doc.rules.max_server_per:
+                    continue
+                found = engine.prepare(Request(
+                    doc, world.topology, members)).reasons(host)
+                if found:
+                    raise DecisionError(
+                        f'{server.name} on {host}: ' +
+                        '; '.join(r.message for r in found))
+        placed[server.name] = host

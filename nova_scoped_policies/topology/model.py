@@ -27,12 +27,15 @@ class Scope:
     :param allow_identifiers: tenants may target its domains by identifier.
     :param obfuscate_identifiers: tenants see per-tenant identifiers.
     :param namespace: the uuid5 namespace of the obfuscation.
+    :param parent: a coarser scope each domain of this one lies inside
+        (``row`` for ``rack``), or None.
     """
 
     name: str
     allow_identifiers: bool = False
     obfuscate_identifiers: bool = False
     namespace: typing.Optional[uuid.UUID] = None
+    parent: typing.Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,6 +169,35 @@ class Topology:
             return (host,)
         index = self._indexes.get(scope)
         return index.domains_of(host) if index else NO_DOMAINS
+
+    def nesting_problem(self, scope: str) -> typing.Optional[str]:
+        """Why ``scope`` does not nest in its parent scope; None if it does
+        (or has no parent). Names the domains at fault.
+        """
+        sc = self._scopes.get(scope)
+        if sc is None or sc.parent is None:
+            return None
+        parent = self._scopes.get(sc.parent)
+        if parent is None or sc.parent == HOST_SCOPE:
+            return f'parent scope {sc.parent} of {scope} is not defined'
+        seen = {scope}
+        while parent.parent is not None:
+            if parent.name in seen:
+                return f'scope parents of {scope} form a cycle'
+            seen.add(parent.name)
+            parent = self._scopes.get(parent.parent) or Scope(parent.parent)
+        for domain in self._by_scope.get(scope, ()):
+            outer = {d for host in domain.hosts
+                     for d in self.domains_of(sc.parent, host)}
+            if len(outer) != 1 or any(
+                    len(self.domains_of(sc.parent, h)) != 1
+                    for h in domain.hosts):
+                names = ', '.join(sorted(self.domain_name(d)
+                                         for d in outer)) or 'none'
+                return (f'domain {domain.name} of {scope} is not inside one '
+                        f'domain of its parent scope {sc.parent} '
+                        f'(it spans: {names})')
+        return None
 
     def identifier_for(self, scope: str, domain_id: str,
                        project_id: typing.Optional[str]) -> str:

@@ -140,7 +140,8 @@ def scope_from_record(record: typing.Mapping) -> Scope:
     namespace = record.get('obfuscate_namespace_uuid')
     return Scope(record['name'], bool(record['allow_identifiers']),
                  bool(record['obfuscate_identifiers']),
-                 uuid.UUID(namespace) if namespace else None)
+                 uuid.UUID(namespace) if namespace else None,
+                 record.get('parent'))
 
 
 def _scope_from_settings(name: str, values: typing.Dict[str, typing.Set[str]],
