@@ -358,12 +358,13 @@ class _Builder:
         if 'llmn' in data:
             raise StackError(f'{field}.llmn', 'llmn applies to a group of '
                              'servers, not to a group of groups')
+        rules = data.get('rules')
+        for key in (rules if isinstance(rules, dict) else ()):
+            if not str(key).startswith(parser.MAX_SERVER_PER):
+                raise StackError(f'{field}.rules.{str(key)[:64]}',
+                                 'on a group of groups only '
+                                 'max_server_per_<scope> applies')
         document = self._document(data, field, None)
-        if document.rules.min_domains or document.rules.size is not None:
-            key = ('size' if document.rules.size is not None else
-                   'min_domains_' + sorted(document.rules.min_domains)[0])
-            raise StackError(f'{field}.rules.{key}', 'on a group of groups '
-                             'only max_server_per_<scope> applies')
         _untargeted(document, field)
         members = tuple(self.group(m, f'{field}.members[{i}]', depth + 1)
                         for i, m in enumerate(data['members']))
@@ -414,8 +415,8 @@ class _Builder:
         return Relationship(source, target, document, field)
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= _SHORT else text[:_SHORT] + '...'
+def _short(text: str, most: int = 2 * _SHORT) -> str:
+    return text if len(text) <= most else text[:most] + '...'
 
 
 def _untargeted(document: PolicyDocument, field: str) -> None:

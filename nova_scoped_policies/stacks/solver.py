@@ -176,6 +176,7 @@ class _Slot:
     free: typing.Tuple[int, ...]
     domains: typing.Dict[str, typing.Optional[str]]
     klass: int
+    accepts: typing.FrozenSet[model.Flavor]
 
 
 def _domain_of(topology: Topology, scope: str,
@@ -241,6 +242,7 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
     klass = 0
     for (domains, accepts, _), hosts in by_key.items():
         key = dict(zip(scopes, domains))
+        accepted = frozenset(f for f, ok in zip(flavors, accepts) if ok)
         eligible = {s.name for s in stack.servers
                     if accepts[flavors.index(s.flavor)]}
         cap = _bound(stack.root, by_field, eligible, key)
@@ -259,7 +261,8 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
                 continue
             kept.append((vector, len(names)))
             for name in names:
-                slots.append(_Slot(name, vector, dict(key), klass))
+                slots.append(_Slot(name, vector, dict(key), klass,
+                                   accepted))
             klass += 1
     return slots
 
@@ -325,6 +328,8 @@ class _Model:
     @staticmethod
     def _eligible(server, slot, rcs, hard_scopes) -> bool:
         flavor = server.flavor
+        if flavor not in slot.accepts:
+            return False
         for rc, free in zip(rcs, slot.free):
             if flavor.resources.get(rc, 0) > free:
                 return False

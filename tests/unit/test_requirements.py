@@ -100,7 +100,11 @@ PARTS = {
     'cli': modules(f'{ROOT}.osc'),
     'simulator': modules(f'{ROOT}.simulator') + modules(
         f'{ROOT}.placement') + [f'{ROOT}.cmd.main'],
+    'joint': modules(f'{ROOT}.stacks'),
 }
+OPTIONAL = {'simulator': {'matplotlib', 'ortools'}, 'service': {'ortools'}}
+"""Imported only where a feature needs them: ``--plot`` and stacks answer
+a clear error naming the extra to install when they are missing."""
 
 
 def test_scheduler_plugin_requires_exactly_what_it_imports():
@@ -111,7 +115,7 @@ def test_scheduler_plugin_requires_exactly_what_it_imports():
 @pytest.mark.parametrize('extra', sorted(PARTS))
 def test_each_extra_covers_what_its_part_imports(extra):
     imported = distributions(third_party(PARTS[extra]) - HOST)
-    optional = {'matplotlib'} if extra == 'simulator' else set()
+    optional = OPTIONAL.get(extra, set())
     missing = imported - requirements() - requirements(extra) - optional
     assert not missing, f'[extras] {extra} lacks {sorted(missing)}'
     unused = requirements(extra) - imported

@@ -1,0 +1,223 @@
+"""Joint decisions: constraints, objective, explanations and class merging."""
+
+import collections
+import random
+
+import pytest
+
+from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks import solver
+from nova_scoped_policies.topology import Topology
+from nova_scoped_policies.topology.model import Domain
+from nova_scoped_policies.topology.model import Scope
+
+
+def make_world(racks, free, traits=lambda r, i: frozenset(), servers=None,
+               server_groups=None):
+    """``racks`` is a list of host counts; ``free(r, i)`` a host's free
+    resources."""
+    hosts, domains = [], []
+    for r, count in enumerate(racks):
+        names = [f'r{r}h{i}' for i in range(count)]
+        domains.append(Domain(f'rack-{r}', f'rack{r}', 'rack',
+                              frozenset(names)))
+        hosts.extend(solver.HostState(n, f'rp-{n}', free(r, i), traits(r, i))
+                     for i, n in enumerate(names))
+    return solver.World(tuple(hosts), Topology([Scope('rack')], domains),
+                        servers or {}, server_groups or {})
+
+
+def leaf(name, count, vcpu, policies=(), **extra):
+    group = {'name': name, 'servers': {'count': count, 'flavor': {
+        'resources': {'VCPU': vcpu}}}}
+    if policies:
+        group['policies'] = list(policies)
+    group.update(extra)
+    return group
+
+
+def stack(group, relationships=()):
+    return model.parse({'stack': {'name': 's', 'group': group,
+                                  'relationships': list(relationships)}})
+
+
+def rack(host):
+    return host.split('h')[0]
+
+
+def test_joint_decision_fits_where_one_at_a_time_fails():
+    # rack 0: 8 empty hosts; racks 1-3: four hosts with 48 VCPU free each
+    world = make_world([8, 8, 8, 8], lambda r, i: {
+        'VCPU': 48 if r == 0 or i < 4 else 0})
+    decision = solver.decide(stack({'name': 'root', 'members': [
+        leaf('a', 4, 24, ['anti-affinity:host']),
+        leaf('b', 6, 48, ['anti-affinity:host', 'affinity:rack'])]}),
+        world)
+    assert decision.feasible and decision.optimal
+    hosts = decision.assignments
+    b = [hosts[f'b-{i}'] for i in range(1, 7)]
+    a = [hosts[f'a-{i}'] for i in range(1, 5)]
+    assert len({rack(h) for h in b}) == 1 and len(set(b)) == 6
+    assert len(set(a)) == 4 and not set(a) & set(b)
+
+
+def test_spec_use_case_three_clusters_llmn_apart_by_rack():
+    world = make_world([4] * 8, lambda r, i: {'VCPU': 16})
+    decision = solver.decide(stack({
+        'name': 'root', 'policies': ['anti-affinity:rack'],
+        'members': [leaf(f'c{c}', 4, 4, llmn={
+            'level1': 'rack', 'level2': 'host', 'n': 2})
+            for c in range(3)]}), world)
+    assert decision.feasible
+    racks_of = collections.defaultdict(set)
+    for server, host in decision.assignments.items():
+        racks_of[server.split('-')[0]].add(rack(host))
+        cluster = [h for s, h in decision.assignments.items()
+                   if s.split('-')[0] == server.split('-')[0]]
+        assert len(set(cluster)) == 4                       # host level
+        assert max(collections.Counter(map(rack, cluster)).values()) <= 2
+    assert all(len(r) >= 2 for r in racks_of.values())      # N = 2
+    assert not (racks_of['c0'] & racks_of['c1'] or racks_of['c0'] &
+                racks_of['c2'] or racks_of['c1'] & racks_of['c2'])
+
+
+def test_across_members_only_never_within():
+    # two racks of two hosts: each member group fills one rack
+    world = make_world([2, 2], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack({
+        'name': 'root', 'policies': ['anti-affinity:rack'],
+        'members': [leaf('a', 2, 8), leaf('b', 2, 8)]}), world)
+    assert decision.feasible
+    hosts = decision.assignments
+    assert rack(hosts['a-1']) == rack(hosts['a-2']) != rack(hosts['b-1'])
+    # with max_server_per_rack on the group of groups the subtree counts
+    decision = solver.decide(stack({
+        'name': 'root', 'policies': ['anti-affinity:rack'],
+        'rules': {'max_server_per_rack': 1},
+        'members': [leaf('a', 2, 1), leaf('b', 1, 1)]}), world)
+    assert not decision.feasible
+    assert decision.reason == ('stack.group: anti-affinity:rack cannot be '
+                               'met with the capacity left')
+
+
+def test_relationships_with_groups_and_existing_servers():
+    world = make_world([2, 2, 2], lambda r, i: {'VCPU': 8},
+                       servers={'11111111-2222-3333-4444-555555555555':
+                                'r1h0'},
+                       server_groups={'66666666-2222-3333-4444-555555555555':
+                                      ('r2h0', 'r2h1')})
+    decision = solver.decide(stack(
+        {'name': 'root', 'members': [leaf('web', 2, 4), leaf('db', 1, 4)]},
+        [{'from': 'web', 'to': 'db', 'policies': ['affinity:rack']},
+         {'from': 'web', 'to': {
+             'server_group': '66666666-2222-3333-4444-555555555555'},
+          'policies': ['anti-affinity:rack']},
+         {'from': 'db', 'to': {
+             'server': '11111111-2222-3333-4444-555555555555'},
+          'policies': ['affinity:rack']}]), world)
+    assert decision.feasible
+    assert {rack(h) for h in decision.assignments.values()} == {'r1'}
+    with pytest.raises(model.StackError) as caught:
+        solver.decide(stack(
+            {'name': 'root', 'members': [leaf('web', 1, 4)]},
+            [{'from': 'web', 'to': {
+                'server': '00000000-2222-3333-4444-555555555555'},
+              'policies': ['anti-affinity:host']}]), world)
+    assert caught.value.field == 'stack.relationships[0].to.server'
+
+
+def test_traits_and_every_resource_class():
+    world = make_world([2, 2], lambda r, i: {'VCPU': 8, 'CUSTOM_GPU': r},
+                       traits=lambda r, i: frozenset(
+                           {'CUSTOM_SSD'} if i == 0 else ()))
+    group = leaf('g', 1, 1)
+    group['servers']['flavor'] = {
+        'resources': {'VCPU': 1, 'CUSTOM_GPU': 1},
+        'traits': {'required': ['CUSTOM_SSD']}}
+    decision = solver.decide(stack(group), world)
+    assert decision.assignments == {'g-1': 'r1h0'}
+    group['servers']['count'] = 2
+    decision = solver.decide(stack(group), world)
+    assert not decision.feasible
+    assert 'CUSTOM_GPU' in decision.reason
+
+
+def test_explanations_name_the_resource_or_the_policy():
+    world = make_world([2, 2], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack(leaf('g', 1, 40)), world)
+    assert decision.reason == ('stack.group.servers.flavor: no host has '
+                               'VCPU 40 free')
+    decision = solver.decide(stack(leaf('g', 5, 8)), world)
+    assert decision.reason == 'the stack needs 40 VCPU; not that much is free'
+    decision = solver.decide(stack(leaf('g', 3, 2, ['anti-affinity:rack'])),
+                             world)
+    assert decision.reason == ('stack.group: anti-affinity:rack cannot be '
+                               'met with the capacity left')
+    assert not decision.assignments
+
+
+def test_soft_policies_are_the_objective():
+    world = make_world([3, 3], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack(leaf('g', 3, 2, [
+        'soft-anti-affinity:host'])), world)
+    assert decision.cost == 0 and len(set(decision.assignments.values())) == 3
+    decision = solver.decide(stack(leaf('g', 3, 2, ['soft-affinity:rack'])),
+                             world)
+    assert decision.cost == 1
+    assert len({rack(h) for h in decision.assignments.values()}) == 1
+
+
+def test_replay_refuses_a_decision_that_breaks_a_policy():
+    world = make_world([2], lambda r, i: {'VCPU': 8})
+    s = stack(leaf('g', 2, 1, ['anti-affinity:host']))
+    clauses = solver.compile_stack(s, world)
+    with pytest.raises(solver.DecisionError, match='g-2 on r0h0'):
+        solver.replay(s, world, clauses, {'g-1': 'r0h0', 'g-2': 'r0h0'})
+    crowded = stack(leaf('h', 2, 5))
+    with pytest.raises(solver.DecisionError, match='r0h0 is over capacity'):
+        solver.replay(crowded, world, [], {'h-1': 'r0h0', 'h-2': 'r0h0'})
+
+
+POLICIES = ['anti-affinity:host', 'anti-affinity:rack', 'affinity:rack',
+            'soft-anti-affinity:host', 'soft-affinity:rack',
+            'soft-anti-affinity:rack']
+
+
+def _random_case(rng):
+    racks = [rng.randint(1, 4) for _ in range(rng.randint(2, 4))]
+    sizes = {}
+
+    def free(r, i):
+        return sizes.setdefault((r, i), {'VCPU': rng.choice([0, 4, 8, 8, 16]),
+                                         'MEMORY_MB': rng.choice([4, 8])})
+    world = make_world(racks, free, traits=lambda r, i: frozenset(
+        ['CUSTOM_SSD'] if rng.random() < 0.5 else []))
+    members = []
+    for g in range(rng.randint(1, 3)):
+        group = leaf(f'g{g}', rng.randint(1, 3), rng.choice([2, 4, 8]),
+                     rng.sample(POLICIES[:3], rng.randint(0, 1)) +
+                     rng.sample(POLICIES[3:], rng.randint(0, 1)))
+        group['servers']['flavor']['resources']['MEMORY_MB'] = rng.choice(
+            [2, 4])
+        if rng.random() < 0.3:
+            group['servers']['flavor']['traits'] = {
+                'required': ['CUSTOM_SSD']}
+        members.append(group)
+    root = {'name': 'root', 'members': members}
+    if rng.random() < 0.5:
+        root['policies'] = [rng.choice(POLICIES)]
+    try:
+        return world, model.parse({'stack': {'name': 's', 'group': root}})
+    except model.StackError:  # contradictory policies: draw again
+        return _random_case(rng)
+
+
+@pytest.mark.parametrize('seed', range(60))
+def test_merging_hosts_into_classes_changes_nothing(seed):
+    world, s = _random_case(random.Random(seed))
+    merged = solver.decide(s, world, merge=True)
+    per_host = solver.decide(s, world, merge=False)
+    assert merged.feasible == per_host.feasible
+    if merged.feasible:
+        assert merged.optimal and per_host.optimal
+        assert merged.cost == per_host.cost
