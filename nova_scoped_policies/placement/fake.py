@@ -139,6 +139,7 @@ class FakePlacement:
              self.put_traits),
             ('PUT', r'/traits/(?P<name>[^/]+)$', self.put_trait),
             ('GET', r'/allocation_candidates$', self.allocation_candidates),
+            ('POST', r'/allocations$', self.post_allocations),
             ('GET', r'/allocations/(?P<consumer>[^/]+)$',
              self.get_allocations),
             ('PUT', r'/allocations/(?P<consumer>[^/]+)$',
@@ -543,6 +544,79 @@ class FakePlacement:
             allocations[rp] = dict(res)
         self._write(consumer, allocations, body['project_id'],
                     body['user_id'], body.get('consumer_type', 'INSTANCE'))
+        return 204, None
+
+    def post_allocations(self, req, version):
+        """Several consumers at once, all or nothing (microversion 1.13);
+        an empty ``allocations`` removes a consumer's allocations."""
+        if version < (1, 13):
+            raise APIError(405, 'The method specified is not allowed for '
+                           'this resource.')
+        body = self._body(req)
+        if not isinstance(body, dict) or not body:
+            raise APIError(400, 'the body must map consumer uuids to '
+                           'allocations')
+        needed = ['allocations', 'project_id', 'user_id']
+        if version >= (1, 28):
+            needed.append('consumer_generation')
+        if version >= (1, 38):
+            needed.append('consumer_type')
+        wanted = {}
+        for consumer, data in body.items():
+            if not _is_uuid(consumer) or not isinstance(data, dict):
+                raise APIError(400, f'Malformed consumer_uuid: {consumer}')
+            for key in needed:
+                if key not in data:
+                    raise APIError(400, f"'{key}' is a required property")
+            current = self.consumers.get(consumer)
+            if version >= (1, 28):
+                expected = current['consumer_generation'] if current \
+                    else None
+                if data['consumer_generation'] != expected:
+                    raise APIError(409, 'consumer generation conflict')
+            allocations = {}
+            for rp, alloc in (data['allocations'] or {}).items():
+                if rp not in self.providers:
+                    raise APIError(400, 'Allocation for resource provider '
+                                   f'{rp} that does not exist.')
+                res = (alloc or {}).get('resources')
+                if not isinstance(res, dict) or not res:
+                    raise APIError(400, "'resources' is a required "
+                                   'property')
+                allocations[rp] = dict(res)
+            wanted[consumer] = (allocations, data)
+        # take the consumers' current allocations out, check the new ones
+        # together, and put everything back if they do not all fit
+        previous = {c: self.consumers.get(c) for c in wanted}
+        for current in previous.values():
+            if current:
+                self._account(current['allocations'], -1)
+        total: typing.Dict[str, typing.Counter[str]] = \
+            collections.defaultdict(collections.Counter)
+        for allocations, _ in wanted.values():
+            for rp, res in allocations.items():
+                total[rp].update(res)
+        units_ok = all(_fits_one(self.providers[rp], rc, amount, 0)
+                       for allocations, _ in wanted.values()
+                       for rp, res in allocations.items()
+                       for rc, amount in res.items())
+        for rp, res in total.items():
+            for rc, amount in res.items():
+                if not units_ok or self._usage[rp][rc] + amount > \
+                        self.providers[rp].capacity(rc):
+                    for current in previous.values():
+                        if current:
+                            self._account(current['allocations'], +1)
+                    raise APIError(409, 'Unable to allocate inventory: the '
+                                   'requested amounts would exceed the '
+                                   'capacity.')
+        for consumer, current in previous.items():
+            if current:
+                self._account(current['allocations'], +1)
+        for consumer, (allocations, data) in wanted.items():
+            self._write(consumer, allocations, data['project_id'],
+                        data['user_id'],
+                        data.get('consumer_type', 'INSTANCE'))
         return 204, None
 
     def claim(self, consumer: str,

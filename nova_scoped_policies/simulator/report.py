@@ -42,6 +42,16 @@ def to_table(result: dict) -> str:
                          'more hosts (--format json lists all)')
     if result['failures']:
         lines.append('')
+    for stack, plan in sorted(result.get('plans', {}).items(),
+                              key=lambda item: natural(item[0])):
+        lines.append(f'Stack {stack}: {plan["status"]} in '
+                     f'{plan["seconds"]} s' + (f': {plan["reason"]}'
+                                               if plan['reason'] else ''))
+        rows = sorted(plan['assignments'].items(),
+                      key=lambda item: natural(item[0]))
+        if rows:
+            lines += _grid(['server', 'decided host'], rows)
+        lines.append('')
     for group, data in sorted(result['audit'].items(),
                               key=lambda item: natural(item[0])):
         policies = ', '.join(data['policies']['policies']) or '-'

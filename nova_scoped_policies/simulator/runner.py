@@ -44,6 +44,7 @@ from nova_scoped_policies.scheduler import plugins
 from nova_scoped_policies.scheduler import request_filters
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.scheduler import weights as our_weights
+from nova_scoped_policies.simulator import plans as plans_mod
 from nova_scoped_policies.simulator import scenario as sc
 
 CONF = cfg.CONF
@@ -67,6 +68,9 @@ class Simulation:
     :param scenario: the validated scenario.
     :param placement: the Placement client (fake or real).
     """
+
+    USER = USER
+    NOVA_TRAITS = NOVA_TRAITS
 
     def __init__(self, scenario: sc.Scenario,
                  placement: pc.PlacementClient) -> None:
@@ -92,6 +96,7 @@ class Simulation:
         self._order = {name: i for i, name in enumerate(sorted(
             (h.name for h in scenario.hosts), key=_natural))}
         self._nova_aggs: typing.Dict[str, list] = {}
+        self.plans = plans_mod.Plans(self)
 
     # -- the world -------------------------------------------------------
 
@@ -195,15 +200,21 @@ class Simulation:
                     self.delete(request.server)
                 elif isinstance(request, sc.Membership):
                     self.membership(request)
+                elif isinstance(request, sc.PlanRequest):
+                    booted += self.plans.handle(request)
                 else:
                     self.update_group(request)
                 if progress:
                     progress(i + 1, len(self.scenario.requests))
-        return {'placements': self.placements, 'failures': self.failures,
-                'audit': self.audit(),
-                'stats': {'requests': len(self.scenario.requests),
-                          'placed': booted,
-                          'seconds': round(time.perf_counter() - start, 3)}}
+        result = {'placements': self.placements, 'failures': self.failures,
+                  'audit': self.audit(),
+                  'stats': {'requests': len(self.scenario.requests),
+                            'placed': booted,
+                            'seconds': round(time.perf_counter() - start,
+                                             3)}}
+        if self.scenario.stacks:
+            result['plans'] = self.plans.records
+        return result
 
     def _spec(self, boot: sc.Boot) -> objects.RequestSpec:
         hints: typing.Dict[str, list] = {}
@@ -279,17 +290,31 @@ class Simulation:
             # would): there are no per-host reasons
             self._release(chosen)
             return self._fail(boot, str(exc), None, spec)
-        topology = self.aggregates.topology
         for server, (uuid, host) in zip(boot.servers, chosen):
-            self.servers[server]['host'] = host
-            self.members.hosts[uuid] = host
-            self.placements.append({
-                'server': server, 'host': host,
-                'domains': {s: ','.join(topology.domain_name(d) for d in
-                                        topology.domains_of(s, host))
-                            for s in topology.scope_names
-                            if s != 'host' and topology.domains_of(s, host)}})
+            self.placed(server, uuid, host, boot.group)
         return len(chosen)
+
+    def placed(self, server: str, uuid: str, host: str,
+               group: typing.Optional[str] = None) -> None:
+        """Record a server that runs on ``host`` (its allocation made)."""
+        topology = self.aggregates.topology
+        self.servers[server] = {'uuid': uuid, 'host': host, 'group': group}
+        self.members.hosts[uuid] = host
+        self.placements.append({
+            'server': server, 'host': host,
+            'domains': {s: ','.join(topology.domain_name(d) for d in
+                                    topology.domains_of(s, host))
+                        for s in topology.scope_names
+                        if s != 'host' and topology.domains_of(s, host)}})
+
+    def fail_servers(self, servers: typing.Iterable[str],
+                     rejections: typing.Optional[dict], reason: str) -> None:
+        """Record servers that failed to boot (no host)."""
+        for server in servers:
+            self.failures.append({'server': server, 'reason': reason,
+                                  'rejections': rejections or {}})
+            if server in self.servers:
+                self.servers[server]['host'] = None
 
     def _querystring(self, spec) -> str:
         """Our request filters edit the spec; nova builds the query."""
@@ -377,11 +402,7 @@ class Simulation:
             rejections[host.name] = found or [
                 'passed the filters; its claim or a later instance of the '
                 'request failed']
-        for server in boot.servers:
-            self.failures.append({'server': server, 'reason': reason,
-                                  'rejections': rejections})
-            record = self.servers[server]
-            record['host'] = None
+        self.fail_servers(boot.servers, rejections, reason)
         return 0
 
     def delete(self, server: str) -> None:

@@ -17,13 +17,14 @@ from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies.policy import parser
 from nova_scoped_policies.policy import PolicyDocument
 from nova_scoped_policies.policy import PolicyError
+from nova_scoped_policies.stacks import model as stack_model
 from nova_scoped_policies import topology as topo
 
 _NS = uuid.UUID('0a3cfbb8-8f64-4e2c-9d1e-5b0c1f4e6a77')
 SIMULATOR_OPTIONS = ('store_driver', 'store_cache_ttl')
 """[scoped_policies] options the simulator sets itself."""
 TOP_KEYS = ('scopes', 'aggregates', 'hosts', 'generate', 'config', 'groups',
-            'requests')
+            'stacks', 'requests')
 DEFAULT_PROJECT = 'demo'
 _CUSTOM_RC = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 
@@ -100,7 +101,26 @@ class UpdateGroup:
     document: PolicyDocument
 
 
-Request = typing.Union[Boot, Delete, Membership, UpdateGroup]
+@dataclasses.dataclass(frozen=True)
+class StackEntry:
+    """A stack of the scenario: its validated document and tenant."""
+
+    name: str
+    project: str
+    stack: stack_model.Stack
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanRequest:
+    """``plan`` (decide and hold), ``boot_plan`` or ``confirm``."""
+
+    kind: str
+    stack: str
+
+
+PLAN_KINDS = ('plan', 'boot_plan', 'confirm')
+
+Request = typing.Union[Boot, Delete, Membership, UpdateGroup, PlanRequest]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,6 +131,8 @@ class Scenario:
     config: typing.Mapping[str, typing.Any]
     groups: typing.Mapping[str, Group]
     requests: typing.Tuple[typing.Tuple[str, Request], ...]
+    stacks: typing.Mapping[str, StackEntry] = dataclasses.field(
+        default_factory=dict)
 
     def topology(self) -> topo.Topology:
         domains = [topo.Domain(a.uuid, a.name, a.metadata['policy_scope'],
@@ -200,7 +222,11 @@ def _scopes(data):
         if name == 'host':
             raise ScenarioError(path, 'host is the implicit scope')
         settings = _keys(path, settings or {}, (
-            'allow_identifiers', 'obfuscate_identifiers', 'namespace'))
+            'allow_identifiers', 'obfuscate_identifiers', 'namespace',
+            'parent'))
+        parent = settings.get('parent')
+        if parent is not None:
+            _expect(f'{path}.parent', parent, str, 'a scope name')
         for flag in ('allow_identifiers', 'obfuscate_identifiers'):
             _expect(f'{path}.{flag}', settings.get(flag, False), bool,
                     'true or false')
@@ -216,8 +242,59 @@ def _scopes(data):
             namespace = uuid.UUID(stable_uuid('scope', name))
         scopes[name] = topo.Scope(
             name, settings.get('allow_identifiers', False),
-            settings.get('obfuscate_identifiers', False), namespace)
+            settings.get('obfuscate_identifiers', False), namespace, parent)
+    for name, scope in scopes.items():
+        if scope.parent is not None and scope.parent not in scopes:
+            raise ScenarioError(f'scopes.{name}.parent',
+                                f'{scope.parent!r}: no such scope')
     return scopes
+
+
+def _stacks(data, groups):
+    """The ``stacks:`` section: stack documents in YAML, with a ``project``.
+    A relationship may name a scenario group (``{server_group: NAME}``) or
+    server (``{server: NAME}``) where the API takes uuids."""
+    out: typing.Dict[str, StackEntry] = {}
+    for i, item in enumerate(_expect('stacks', data or [], list,
+                                     'a list of stacks')):
+        path = f'stacks[{i}]'
+        body = dict(_expect(path, item, dict, 'a mapping'))
+        project = _name(f'{path}.project',
+                        body.pop('project', DEFAULT_PROJECT))
+        for rel in body.get('relationships') or ():
+            target = rel.get('to') if isinstance(rel, dict) else None
+            if isinstance(target, dict) and len(target) == 1:
+                (kind, name), = target.items()
+                if kind == 'server_group' and name in groups:
+                    rel['to'] = {kind: groups[name].uuid}
+                elif kind == 'server' and isinstance(name, str) and \
+                        not _looks_like_uuid(name):
+                    rel['to'] = {kind: stable_uuid('server', name)}
+        try:
+            stack = stack_model.parse({'stack': body})
+        except stack_model.StackError as exc:
+            raise ScenarioError(_stack_path(path, exc.field), exc.message)
+        if stack.name in out:
+            raise ScenarioError(f'{path}.name',
+                                f'{stack.name!r}: stack exists already')
+        out[stack.name] = StackEntry(stack.name, project, stack)
+    return out
+
+
+def _stack_path(path: str, field: str) -> str:
+    """``stack.group.name`` of a stack document -> ``stacks[i].group.name``.
+    """
+    if field.startswith('stack.'):
+        return f'{path}.{field[len("stack."):]}'
+    return f'{path}: {field}' if field != 'stack' else path
+
+
+def _looks_like_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _hosts(data, generate):
@@ -354,7 +431,8 @@ def _groups(data):
     return groups
 
 
-def _requests(data, groups):
+def _requests(data, groups, stacks=None):
+    stacks = stacks or {}
     out = []
     servers: typing.Set[str] = set()
     for i, item in enumerate(_expect('requests', data or [], list,
@@ -363,7 +441,8 @@ def _requests(data, groups):
         _expect(path, item, dict, 'a mapping with one key')
         if len(item) != 1:
             raise ScenarioError(path, 'one of boot, delete, add_member, '
-                                'remove_member, update_group per request')
+                                'remove_member, update_group, plan, '
+                                'boot_plan, confirm per request')
         (kind, body), = item.items()
         path = f'{path}.{kind}'
         if kind == 'boot':
@@ -387,6 +466,19 @@ def _requests(data, groups):
                 raise ScenarioError(f'{path}.server',
                                     f'{server!r}: no such server')
             request = Membership(group, server, kind == 'add_member')
+        elif kind in PLAN_KINDS:
+            _keys(path, body, ('stack',), ('stack',))
+            name = body['stack']
+            if name not in stacks:
+                raise ScenarioError(f'{path}.stack',
+                                    f'{name!r}: no such stack')
+            request = PlanRequest(kind, name)
+            if kind == 'boot_plan':
+                for server in stacks[name].stack.servers:
+                    if server.name in servers:
+                        raise ScenarioError(path, f'server {server.name!r} '
+                                            'exists already')
+                    servers.add(server.name)
         elif kind == 'update_group':
             _keys(path, body, ('group', 'policies', 'rules', 'llmn',
                                'policy'), ('group',))
@@ -395,8 +487,8 @@ def _requests(data, groups):
                 _document(path, body, drop=('group',)))
         else:
             raise ScenarioError(path, 'unknown request; expected boot, '
-                                'delete, add_member, remove_member or '
-                                'update_group')
+                                'delete, add_member, remove_member, '
+                                'update_group, plan, boot_plan or confirm')
         out.append((path, request))
     return out
 
@@ -445,10 +537,11 @@ def parse(data: object) -> Scenario:
                                      'a list of aggregates'),
                              scopes, hosts, generated)
     groups = _groups(data.get('groups'))
+    stacks = _stacks(data.get('stacks'), groups)
     scenario = Scenario(tuple(hosts), tuple(aggregates),
                         tuple(scopes.values()), _config(data.get('config')),
                         groups, tuple(_requests(data.get('requests'),
-                                                groups)))
+                                                groups, stacks)), stacks)
     _as_the_policy_service_would(scenario)
     return scenario
 
@@ -468,6 +561,12 @@ def _as_the_policy_service_would(scenario: Scenario) -> None:
             topology.to_real(document, project)
         except PolicyError as exc:
             raise ScenarioError(exc.field, f'{exc.value!r}: {exc.problem}')
+    for i, entry in enumerate(scenario.stacks.values()):
+        try:
+            stack_model.check_topology(entry.stack, topology)
+        except stack_model.StackError as exc:
+            raise ScenarioError(_stack_path(f'stacks[{i}]', exc.field),
+                                exc.message)
     # server -> its groups; server -> the group it was added to
     groups: typing.Dict[str, typing.Set[str]] = {}
     added: typing.Dict[str, str] = {}

@@ -557,7 +557,7 @@ def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
 
 
 def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
-           merge: bool = True, workers: int = 2, seed: int = 0) -> Decision:
+           merge: bool = True, workers: int = 1, seed: int = 0) -> Decision:
     """One joint decision for the whole stack, all or nothing.
 
     Hard policies and the capacity of every host are constraints, soft
@@ -570,8 +570,9 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     :param time_limit: seconds for the solver.
     :param merge: merge interchangeable hosts into classes (False: one
         variable per host, for tests).
-    :param workers: CP-SAT search workers.
-    :param seed: CP-SAT random seed (decisions are reproducible per seed).
+    :param workers: CP-SAT search workers; with one, the same inputs give
+        the same decision.
+    :param seed: CP-SAT random seed.
     :raises model.StackError: the stack names a scope the cloud does not
         define, scopes that do not nest, or unknown existing resources.
     :raises SolverUnavailable: OR-Tools is not installed.
@@ -615,6 +616,35 @@ def _split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:
                 rules, max_server_per={}), fields=doc.fields))
 
 
+def check_server(clauses: typing.Sequence[Clause], topology: Topology,
+                 placed: typing.Mapping[str, str], name: str, host: str,
+                 engine: typing.Optional[Engine] = None
+                 ) -> typing.List[str]:
+    """The engine's reasons why server ``name`` may not go on ``host``,
+    given the servers of the stack ``placed`` before it (and the existing
+    servers of the clauses); empty when it may.
+    """
+    engine = engine or Engine()
+    found: typing.List[str] = []
+    for clause in clauses:
+        part_of = {s: i for i, p in enumerate(clause.parts) for s in p}
+        if name not in part_of:
+            continue
+        union_doc, pair_doc = _split(clause)
+        fixed = {f'existing-{i}': h for i, h in enumerate(clause.fixed)}
+        earlier = {n: placed[n] for n in part_of
+                   if n in placed and n != name}
+        others = {n: h for n, h in earlier.items()
+                  if part_of[n] != part_of[name]}
+        for doc, members in ((union_doc, {**earlier, **fixed}),
+                             (pair_doc, {**others, **fixed})):
+            if doc.empty and not doc.rules.max_server_per:
+                continue
+            found.extend(r.message for r in engine.prepare(Request(
+                doc, topology, members)).reasons(host))
+    return found
+
+
 def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
            assignments: typing.Mapping[str, str]) -> None:
     """Check a decision server by server, in document order, with the
@@ -627,12 +657,6 @@ def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
     hosts = {h.name: h for h in world.hosts}
     used: typing.Dict[str, typing.Counter] = {}
     placed: typing.Dict[str, str] = {}
-    views = []
-    for clause in clauses:
-        union_doc, pair_doc = _split(clause)
-        part_of = {s: i for i, p in enumerate(clause.parts) for s in p}
-        views.append((clause, union_doc, pair_doc, part_of))
-    fixed_names = {}
     for server in stack.servers:
         host = assignments.get(server.name)
         state = hosts.get(host)
@@ -644,23 +668,9 @@ def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
         load.update(server.flavor.resources)
         if any(load[rc] > state.free.get(rc, 0) for rc in load):
             raise DecisionError(f'{server.name}: {host} is over capacity')
-        for clause, union_doc, pair_doc, part_of in views:
-            if server.name not in part_of:
-                continue
-            mine = part_of[server.name]
-            fixed = fixed_names.setdefault(id(clause), {
-                f'existing-{i}': h for i, h in enumerate(clause.fixed)})
-            earlier = {n: placed[n] for n in part_of if n in placed}
-            others = {n: h for n, h in earlier.items()
-                      if part_of[n] != mine}
-            for doc, members in ((union_doc, {**earlier, **fixed}),
-                                 (pair_doc, {**others, **fixed})):
-                if doc.empty and not doc.rules.max_server_per:
-                    continue
-                found = engine.prepare(Request(
-                    doc, world.topology, members)).reasons(host)
-                if found:
-                    raise DecisionError(
-                        f'{server.name} on {host}: ' +
-                        '; '.join(r.message for r in found))
+        found = check_server(clauses, world.topology, placed, server.name,
+                             host, engine)
+        if found:
+            raise DecisionError(f'{server.name} on {host}: ' +
+                                '; '.join(found))
         placed[server.name] = host

@@ -52,6 +52,8 @@ def run(scenario: sc.Scenario, engine: str) -> dict:
         finally:
             placement.stop()
     report['stats'].pop('seconds')
+    for plan in report.get('plans', {}).values():
+        plan.pop('seconds')
     return report
 
 
