@@ -549,9 +549,8 @@ class FakePlacement:
     def post_allocations(self, req, version):
         """Several consumers at once, all or nothing (microversion 1.13);
         an empty ``allocations`` removes a consumer's allocations."""
-        if version < (1, 13):
-            raise APIError(405, 'The method specified is not allowed for '
-                           'this resource.')
+        if version < (1, 13):   # as Placement: no such route before 1.13
+            raise APIError(404, 'The resource could not be found.')
         body = self._body(req)
         if not isinstance(body, dict) or not body:
             raise APIError(400, 'the body must map consumer uuids to '
@@ -613,10 +612,14 @@ class FakePlacement:
         for consumer, current in previous.items():
             if current:
                 self._account(current['allocations'], +1)
+        touched = set()
         for consumer, (allocations, data) in wanted.items():
-            self._write(consumer, allocations, data['project_id'],
-                        data['user_id'],
-                        data.get('consumer_type', 'INSTANCE'))
+            touched |= self._write(consumer, allocations, data['project_id'],
+                                   data['user_id'],
+                                   data.get('consumer_type', 'INSTANCE'),
+                                   bump=False)
+        for rp in touched:   # one transaction: one generation per provider
+            self.providers[rp].generation += 1
         return 204, None
 
     def claim(self, consumer: str,
@@ -643,8 +646,12 @@ class FakePlacement:
         return True
 
     def _write(self, consumer, allocations, project_id, user_id,
-               consumer_type) -> None:
-        """Replace the consumer's allocations if they fit (else 409)."""
+               consumer_type, bump: bool = True) -> typing.Set[str]:
+        """Replace the consumer's allocations if they fit (else 409).
+
+        :param bump: give each provider touched a new generation.
+        :returns: the providers touched.
+        """
         current = self.consumers.get(consumer)
         # check capacity without the consumer's current allocations
         mine = current['allocations'] if current else {}
@@ -672,8 +679,10 @@ class FakePlacement:
                 'consumer_generation': (current['consumer_generation'] + 1
                                         if current else 1),
                 'consumer_type': consumer_type}
-        for rp in touched:
-            self.providers[rp].generation += 1
+        if bump:
+            for rp in touched:
+                self.providers[rp].generation += 1
+        return touched
 
     def delete_allocations(self, req, version, consumer):
         # Placement does not bump provider generations on delete.

@@ -255,3 +255,45 @@ def test_check_version_refuses_placement_older_than_1_32():
         assert 'needs 1.32' in str(err.value)
     finally:
         fixture.cleanUp()
+
+
+def test_post_allocations_is_all_or_nothing(backends):
+    """Holds of a stack decision: several consumers in one request."""
+    H = {f'h{i}': f'd0d0d0d0-0000-4000-8000-00000000000{i}'
+         for i in range(1, 5)}
+    def post(allocations, version='1.38', generation=None):
+        body = {H[c]: {'allocations': {RP[rp]: {'resources': {'VCPU': n}}
+                                       for rp, n in alloc.items()},
+                       'project_id': 'p', 'user_id': 'u',
+                       'consumer_generation': generation,
+                       'consumer_type': 'SCOPED_POLICY_HOLD'}
+                for c, alloc in allocations.items()}
+        if version < '1.38':
+            for value in body.values():
+                value.pop('consumer_type')
+        return both(backends, 'POST', '/allocations', body=body,
+                    version=version)[0]
+
+    def used(rp):
+        return both(backends, 'GET', f'/resource_providers/{RP[rp]}/usages'
+                    )[1]['usages'].get('VCPU', 0)
+
+    # rp3 has 2 VCPU: together the two do not fit, so neither is written
+    assert post({'h1': {'rp3': 1}, 'h2': {'rp3': 2}}) == 409
+    assert used('rp3') == 0
+    assert post({'h1': {'rp3': 1}, 'h2': {'rp3': 1}, 'h3': {'rp1': 4}}
+                ) == 204
+    assert (used('rp3'), used('rp1')) == (2, 4)
+    status, found = both(backends, 'GET', '/allocations/' + H['h3'],
+                         version='1.38')
+    assert found['consumer_type'] == 'SCOPED_POLICY_HOLD'
+    # a new consumer must say generation None; existing ones their own
+    assert post({'h1': {'rp3': 1}}) == 409
+    assert post({'h1': {'rp3': 1}}, generation=1) == 204
+    # consumer_type is required at 1.38, unknown before 1.13
+    assert post({'h4': {'rp1': 1}}, version='1.36') == 204
+    assert both(backends, 'POST', '/allocations', body={},
+                version='1.12')[0] == 404
+    for consumer in ('h1', 'h2', 'h3', 'h4'):
+        assert both(backends, 'DELETE', '/allocations/' + H[consumer]
+                    )[0] == 204
