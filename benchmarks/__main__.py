@@ -1,5 +1,5 @@
 """``python -m benchmarks [all|filters|request_filters|simulator|
-concurrency] [args]``.
+concurrency|stacks] [args]``.
 
 ``all`` (the default) runs P1, P2 and P3 in turn and prints each figure with
 its ratio; ``--quick`` there shortens P1 and P3.
@@ -11,12 +11,14 @@ from benchmarks import bench_concurrency
 from benchmarks import bench_filters
 from benchmarks import bench_request_filters
 from benchmarks import bench_simulator
+from benchmarks import bench_stacks
 
 SUITES = {'filters': bench_filters.main,
           'request_filters': bench_request_filters.main,
           'simulator': bench_simulator.main,
-          'concurrency': bench_concurrency.main}
-QUICK = ('filters', 'simulator')   # the suites that take --quick
+          'concurrency': bench_concurrency.main,
+          'stacks': bench_stacks.main}
+QUICK = ('filters', 'simulator', 'stacks')   # the suites that take --quick
 
 
 def run_all(argv):
