@@ -5,6 +5,7 @@ From the outside in: request id -> JSON faults -> microversion -> auth
 the route dispatcher. :func:`loadapp` builds it from a configuration.
 """
 
+import threading
 import typing
 
 from keystonemiddleware import auth_token
@@ -50,6 +51,8 @@ class Service:
         self._placement = placement or (lambda: pc.PlacementClient.from_conf(
             conf))
         self._nova = nova or (lambda: nova_mod.NovaGroups.from_conf(conf))
+        # set to stop the service's background threads (the stack reaper)
+        self.stopping = threading.Event()
 
     @property
     def placement(self) -> pc.PlacementClient:
@@ -157,8 +160,27 @@ class ContextMiddleware:
         return req.get_response(self.app)
 
 
+def start_reaper(service: Service) -> threading.Thread:
+    """Release expired stack holds every ``stack_reap_interval`` seconds,
+    in a daemon thread of this process."""
+    from nova_scoped_policies.api.handlers import stacks
+    from nova_scoped_policies.db import stacks as stack_db
+
+    def loop():
+        interval = service.conf.scoped_policies_api.stack_reap_interval
+        store = stack_db.StackStore(service.store)
+        while not service.stopping.wait(interval):
+            try:
+                stacks.reap(service, store)
+            except Exception:  # keep reaping; say why once per run
+                LOG.exception('Stack reaper run failed')
+    thread = threading.Thread(target=loop, name='stack-reaper', daemon=True)
+    thread.start()
+    return thread
+
+
 def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
-            placement=None, nova=None):
+            placement=None, nova=None, reaper: bool = False):
     """The WSGI application for ``conf``.
 
     :param conf: parsed configuration (``[scoped_policies_api]``,
@@ -166,10 +188,14 @@ def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
     :param store: the store (default: opened from ``[policy_store]``).
     :param placement: a Placement client or a factory of one.
     :param nova: a Nova client (:class:`nova.NovaGroups`) or a factory.
+    :param reaper: start the thread that releases expired stack holds
+        (the service's entry points do; tests call :func:`.stacks.reap`).
     """
     nsp_conf.register_opts(conf)
     store = store or store_api.PolicyStore(conf.policy_store.connection)
     service = Service(conf, store, placement, nova)
+    if reaper and conf.scoped_policies_api.stack_reap_interval:
+        start_reaper(service)
     app = ContextMiddleware(handler.Dispatcher(), service)
     if conf.scoped_policies_api.auth_strategy == 'noauth2':
         authenticated = NoAuth(app)

@@ -13,6 +13,7 @@ import webob.exc
 from nova_scoped_policies.api.handlers import groups
 from nova_scoped_policies.api.handlers import root
 from nova_scoped_policies.api.handlers import scopes
+from nova_scoped_policies.api.handlers import stacks
 from nova_scoped_policies.api import util
 
 ROUTE_DECLARATIONS = {
@@ -43,6 +44,18 @@ ROUTE_DECLARATIONS = {
     },
     '/os-server-groups/{uuid}/audit': {
         'GET': groups.audit_group,
+    },
+    # microversion 1.1
+    '/stacks': {
+        'GET': stacks.stacks_route(stacks.list_stacks),
+        'POST': stacks.stacks_route(stacks.create_stack),
+    },
+    '/stacks/{id}': {
+        'GET': stacks.stacks_route(stacks.show_stack),
+        'DELETE': stacks.stacks_route(stacks.delete_stack),
+    },
+    '/stacks/{id}/action': {
+        'POST': stacks.stacks_route(stacks.stack_action),
     },
 }
 

@@ -10,6 +10,7 @@ SERVICE_TYPE = 'scoped-policies'
 HEADER = 'OpenStack-API-Version'
 VERSIONS = [
     '1.0',  # scopes, scoped groups, membership and audit
+    '1.1',  # /stacks: joint decisions held under a lease; scope parents
 ]
 MIN_VERSION = VERSIONS[0]
 MAX_VERSION = VERSIONS[-1]
@@ -34,3 +35,11 @@ def extract(environ: dict) -> microversion_parse.Version:
         raise ValueError(str(exc)) from exc
     except ValueError as exc:
         raise Unacceptable(str(exc)) from exc
+
+
+def require(environ: dict, minimum: str) -> bool:
+    """Whether the request's version is at least ``minimum``."""
+    version = environ.get('nsp.microversion')
+    wanted = microversion_parse.parse_version_string(minimum)
+    return version is not None and (version.major, version.minor) >= (
+        wanted.major, wanted.minor)

@@ -37,11 +37,13 @@ def fault(req: webob.Request, exc: webob.exc.HTTPException
           ) -> webob.Response:
     """An error as placement-style JSON: ``{"errors": [{status, title,
     detail, request_id}]}``, keeping headers such as Allow."""
-    resp = json_response(req, {'errors': [{
-        'status': exc.code, 'title': exc.title,
-        'detail': exc.explanation or exc.detail or exc.title,
-        'request_id': req.environ.get(request_id.ENV_REQUEST_ID)}]},
-        status=exc.code)
+    error = {'status': exc.code, 'title': exc.title,
+             'detail': exc.explanation or exc.detail or exc.title,
+             'request_id': req.environ.get(request_id.ENV_REQUEST_ID)}
+    code = getattr(exc, 'error_code', None)
+    if code:
+        error['code'] = code
+    resp = json_response(req, {'errors': [error]}, status=exc.code)
     for name in ('Allow', 'WWW-Authenticate'):
         if name in exc.headers:
             resp.headers[name] = exc.headers[name]

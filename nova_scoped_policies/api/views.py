@@ -59,6 +59,7 @@ def scope(record: dict, who: Viewer) -> dict:
     out = {'uuid': record['uuid'], 'name': record['name'],
            'allow_identifiers': record['allow_identifiers'],
            'obfuscate_identifiers': record['obfuscate_identifiers'],
+           'parent': record.get('parent'),
            'created_at': _time(record['created_at']),
            'updated_at': _time(record['updated_at'])}
     if who.real:
@@ -98,7 +99,7 @@ def group(record: dict, who: Viewer, topology: topo.Topology) -> dict:
             'updated_at': _time(record['updated_at'])}
 
 
-class _Surrogates(dict):
+class Surrogates(dict):
     """real id -> random uuid, made on first use, for one response."""
 
     def __missing__(self, key):
@@ -119,7 +120,7 @@ def audit(record: dict, who: Viewer, topology: topo.Topology,
     :param hosts: member -> host.
     """
     document = topology.to_tenant(record['document'], record['project_id'])
-    surrogates: typing.Dict[str, _Surrogates] = {}
+    surrogates: typing.Dict[str, Surrogates] = {}
 
     def shown(scope: str, real: str) -> str:
         if who.real:
@@ -127,7 +128,7 @@ def audit(record: dict, who: Viewer, topology: topo.Topology,
         sc = topology.scope(scope)
         if scope != HOST_SCOPE and sc is not None and sc.allow_identifiers:
             return topology.identifier_for(scope, real, who.project_id)
-        return surrogates.setdefault(scope, _Surrogates())[real]
+        return surrogates.setdefault(scope, Surrogates())[real]
 
     view_hosts = {m: (shown(HOST_SCOPE, h) if h else None)
                   for m, h in hosts.items()}

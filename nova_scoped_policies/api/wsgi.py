@@ -39,7 +39,7 @@ def init_application():
     """The WSGI application, configured from ``NSP_CONFIG_FILES``."""
     files = [f for f in os.environ.get('NSP_CONFIG_FILES',
                                        DEFAULT_CONFIG).split(',') if f]
-    return deploy.loadapp(_conf([], files))
+    return deploy.loadapp(_conf([], files), reaper=True)
 
 
 class _QuietHandler(simple_server.WSGIRequestHandler):
@@ -50,7 +50,7 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
 def main(argv=None) -> int:
     """``nova-scoped-policies-api [--config-file F]``."""
     conf = _conf(sys.argv[1:] if argv is None else argv)
-    app = deploy.loadapp(conf)
+    app = deploy.loadapp(conf, reaper=True)
     opts = conf.scoped_policies_api
     server = simple_server.make_server(opts.bind_host, opts.bind_port, app,
                                        handler_class=_QuietHandler)

@@ -63,6 +63,30 @@ allocations of every member from Placement, so the cap bounds the cost and
 the size of one audit response (server-group-update.rst). Raise it for
 tenants with very large groups; groups already bigger keep their members.
 """),
+    cfg.FloatOpt(
+        'stack_time_limit',
+        default=10.0,
+        min=0.1,
+        help="""
+Seconds the joint solver may search for one stack decision (``POST
+/stacks``).
+
+The best decision found in that time is returned (it may not be optimal for
+the soft policies); when none was found, the answer says the stack may still
+fit. The request waits at most about this long plus Placement reads.
+"""),
+    cfg.IntOpt(
+        'stack_reap_interval',
+        default=60,
+        min=0,
+        help="""
+Seconds between two runs of the reaper that releases the Placement holds of
+stack decisions whose lease ran out (``nova-scoped-policies-api`` and the
+WSGI application run it in a background thread; 0 disables the thread).
+
+Every ``/stacks`` request also releases expired holds first, so a lease is
+never honoured longer than the interval while the service is idle.
+"""),
 ]
 
 

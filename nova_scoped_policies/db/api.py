@@ -19,7 +19,7 @@ from nova_scoped_policies import policy
 from nova_scoped_policies import topology as topo
 
 SCOPE_FIELDS = ('name', 'allow_identifiers', 'obfuscate_identifiers',
-                'obfuscate_namespace_uuid')
+                'obfuscate_namespace_uuid', 'parent')
 
 
 def canonical_uuid(value):
@@ -49,6 +49,7 @@ def _scope_dict(row: models.PolicyScope) -> dict:
             'allow_identifiers': row.allow_identifiers,
             'obfuscate_identifiers': row.obfuscate_identifiers,
             'obfuscate_namespace_uuid': row.obfuscate_namespace_uuid,
+            'parent': row.parent,
             'aggregates': [a.aggregate_uuid for a in row.aggregates],
             'created_at': row.created_at, 'updated_at': row.updated_at}
 
@@ -97,9 +98,11 @@ class PolicyStore:
                      obfuscate_identifiers: bool = False,
                      obfuscate_namespace_uuid: typing.Optional[str] = None,
                      uuid: typing.Optional[str] = None,
-                     aggregates: typing.Iterable[str] = ()) -> dict:
+                     aggregates: typing.Iterable[str] = (),
+                     parent: typing.Optional[str] = None) -> dict:
         """Create a scope and its domains in one transaction; its namespace
-        is random when not given.
+        is random when not given. ``parent`` names a coarser scope it
+        nests in (checked against the hosts where stacks use it).
 
         :raises Conflict: a scope of that name (or uuid) exists, or one of
             the aggregates is a domain of another scope.
@@ -119,7 +122,8 @@ class PolicyStore:
                     allow_identifiers=allow_identifiers,
                     obfuscate_identifiers=obfuscate_identifiers,
                     obfuscate_namespace_uuid=(obfuscate_namespace_uuid
-                                              or str(uuidlib.uuid4())))
+                                              or str(uuidlib.uuid4())),
+                    parent=parent)
                 row.aggregates = [
                     models.PolicyScopeAggregate(aggregate_uuid=a)
                     for a in aggregates]

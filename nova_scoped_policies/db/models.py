@@ -28,6 +28,8 @@ class PolicyScope(BASE, _Base):
     obfuscate_identifiers = sa.Column(sa.Boolean, nullable=False,
                                       default=False)
     obfuscate_namespace_uuid = sa.Column(sa.String(36), nullable=False)
+    # a coarser scope each domain of this one lies in, or NULL
+    parent = sa.Column(sa.String(64), nullable=True)
     aggregates = orm.relationship(
         'PolicyScopeAggregate', cascade='all, delete-orphan',
         order_by='PolicyScopeAggregate.aggregate_uuid', lazy='selectin')
@@ -83,3 +85,53 @@ class ScopedGroupMember(BASE, _Base):
     group_id = sa.Column(sa.Integer, sa.ForeignKey(
         'scoped_groups.id', ondelete='CASCADE'), nullable=False, index=True)
     instance_uuid = sa.Column(sa.String(36), nullable=False)
+
+
+class ScopedStack(BASE, _Base):
+    """A stack's joint decision, held in Placement under a lease."""
+
+    __tablename__ = 'scoped_stacks'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_scoped_stacks0uuid'),
+        sa.Index('scoped_stacks_project_idx', 'project_id'),
+        sa.Index('scoped_stacks_expires_idx', 'expires_at'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(64), nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255), nullable=False)
+    # reserved | confirmed
+    status = sa.Column(sa.String(16), nullable=False)
+    lease_seconds = sa.Column(sa.Integer, nullable=False)
+    expires_at = sa.Column(sa.DateTime, nullable=False)
+    decision_seconds = sa.Column(sa.Float, nullable=False)
+    # the stack document as given, JSON
+    document = sa.Column(sa.Text, nullable=False)
+    servers = orm.relationship(
+        'ScopedStackServer', cascade='all, delete-orphan',
+        order_by='ScopedStackServer.id', lazy='selectin')
+
+
+class ScopedStackServer(BASE, _Base):
+    """One server of a stack decision: its host and its hold consumer."""
+
+    __tablename__ = 'scoped_stack_servers'
+    __table_args__ = (
+        sa.UniqueConstraint('stack_id', 'name',
+                            name='uniq_scoped_stack_servers0stack0name'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    stack_id = sa.Column(sa.Integer, sa.ForeignKey(
+        'scoped_stacks.id', ondelete='CASCADE'), nullable=False, index=True)
+    name = sa.Column(sa.String(64), nullable=False)
+    host = sa.Column(sa.String(255), nullable=False)
+    provider_uuid = sa.Column(sa.String(36), nullable=False)
+    # resource class -> amount, JSON
+    resources = sa.Column(sa.Text, nullable=False)
+    # the hold consumer while the server's capacity is held, else NULL
+    consumer_uuid = sa.Column(sa.String(36), nullable=True)
+    # held | booted | released
+    state = sa.Column(sa.String(16), nullable=False)

@@ -34,10 +34,25 @@ def _check_hosts(service, scope_name, existing, new) -> None:
             f'of scope {scope_name}; a host may be in at most one')
 
 
+def _check_parent(service, name, parent) -> None:
+    """``parent`` names another existing scope (its nesting is checked
+    against the hosts when a stack uses the scopes)."""
+    if parent is None:
+        return
+    if parent == name:
+        raise webob.exc.HTTPBadRequest(
+            explanation='policy_scope.parent: a scope cannot be its own '
+            'parent')
+    if parent not in {s['name'] for s in service.store.list_scopes()}:
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'policy_scope.parent: {parent}: no such scope')
+
+
 def create_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.CREATE)
     data = util.extract_json(req, schemas.CREATE)['policy_scope']
+    _check_parent(service, data['name'], data.get('parent'))
     aggregates = data.pop('aggregates', [])
     if aggregates:
         _check_hosts(service, data['name'], (), aggregates)
@@ -50,6 +65,10 @@ def update_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.UPDATE)
     data = util.extract_json(req, schemas.UPDATE)['policy_scope']
+    if data.get('parent') is not None:
+        current = service.store.get_scope(req.urlvars['scope'])
+        _check_parent(service, data.get('name', current['name']),
+                      data['parent'])
     record = service.store.update_scope(req.urlvars['scope'], **data)
     return util.json_response(req, {'policy_scope': views.scope(
         record, views.viewer(req))})

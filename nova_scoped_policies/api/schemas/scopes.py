@@ -10,6 +10,9 @@ _FIELDS = {
     'allow_identifiers': {'type': 'boolean'},
     'obfuscate_identifiers': {'type': 'boolean'},
     'obfuscate_namespace_uuid': UUID,
+    # a coarser scope this one nests in (stacks: scopes as levels)
+    'parent': {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 64,
+               'pattern': '^[A-Za-z0-9_.-]+$'},
 }
 
 CREATE = {

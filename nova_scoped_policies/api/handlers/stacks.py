@@ -1,0 +1,279 @@
+"""``/stacks`` (microversion 1.1): one joint decision for a whole stack,
+held in Placement under a lease (shared/contracts/stack-document.md).
+
+POST decides (:func:`nova_scoped_policies.stacks.solver.decide`) over what
+Placement says is free, holds the decision in one atomic ``POST
+/allocations`` (:mod:`nova_scoped_policies.placement.holds`) and only then
+records it; a 409 from Placement means the capacity moved meanwhile: the
+service decides once more, then answers 409. Expired leases are released
+by the reaper (:func:`reap`), which also runs before each ``/stacks``
+request.
+"""
+
+import dataclasses
+import datetime
+import logging
+import uuid as uuidlib
+
+import webob
+
+from nova_scoped_policies.api import microversion
+from nova_scoped_policies.api.policies import scopes as scope_rules
+from nova_scoped_policies.api.policies import stacks as rules
+from nova_scoped_policies.api.schemas import stacks as schemas
+from nova_scoped_policies.api import util
+from nova_scoped_policies.api import views
+from nova_scoped_policies.api import world as world_mod
+from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.placement import holds
+from nova_scoped_policies import policy
+from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks import solver
+
+LOG = logging.getLogger(__name__)
+VERSION = '1.1'
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def _begin(req: webob.Request):
+    """(context, service, stack store) of a ``/stacks`` request; 404
+    before microversion 1.1, as Placement answers for newer routes."""
+    if not microversion.require(req.environ, VERSION):
+        raise webob.exc.HTTPNotFound(
+            explanation='The resource could not be found.')
+    context, service = util.env(req)
+    store = stack_db.StackStore(service.store)
+    reap(service, store)
+    return context, service, store
+
+
+def _hold_of(record: stack_db.StackRecord) -> holds.Hold:
+    return holds.Hold(record.id, record.project_id, record.user_id,
+                      record.held, record.expires_at)
+
+
+def _release(service, record: stack_db.StackRecord, names=None) -> list:
+    """Give back the holds of ``names`` (all held when None)."""
+    held = _hold_of(record)
+    names = list(held.consumers) if names is None else [
+        n for n in names if n in held.consumers]
+    try:
+        holds.release(service.placement, held, names)
+    except pc.PlacementError as exc:
+        raise webob.exc.HTTPServiceUnavailable(
+            explanation=f'cannot release the holds: Placement answered '
+            f'{exc}')
+    return names
+
+
+def reap(service, store: stack_db.StackStore) -> int:
+    """Release the holds of every decision whose lease ran out.
+
+    :returns: how many decisions were released.
+    """
+    done = 0
+    for record in store.expired(_now()):
+        try:
+            names = _release(service, record)
+        except webob.exc.HTTPServiceUnavailable as exc:
+            LOG.warning('Stack %s: lease expired, holds not released yet: '
+                        '%s', record.id, exc.explanation)
+            continue
+        store.update(record.id, servers=names, state=stack_db.RELEASED,
+                     only_from=stack_db.HELD)
+        LOG.info('Stack %s: lease expired, released %d holds', record.id,
+                 len(names))
+        done += 1
+    return done
+
+
+def _record(req, action: str) -> stack_db.StackRecord:
+    """The decision of the URL if the caller may act on it; 404 otherwise
+    (other projects' decisions are not disclosed)."""
+    context, _, store = req.environ['nsp.stacks']
+    uuid = util.check_uuid(req.urlvars['id'], 'id')
+    record = store.get(uuid)
+    target = {'project_id': record.project_id}
+    if not context.can(rules.SHOW, target, fatal=False):
+        raise webob.exc.HTTPNotFound(
+            explanation=f'stack decision {uuid} not found')
+    context.can(action, target)   # 403: the caller sees it, may not act
+    return record
+
+
+def _view(record: stack_db.StackRecord, who: views.Viewer) -> dict:
+    shown = views.Surrogates()
+    return {
+        'id': record.id, 'name': record.name,
+        'project_id': record.project_id, 'status': record.status,
+        'lease_seconds': record.lease_seconds,
+        'expires_at': record.expires_at.isoformat(),
+        'seconds': round(record.seconds, 3),
+        'servers': {name: {'host': s.host if who.real else shown[s.host],
+                           'state': s.state}
+                    for name, s in record.servers.items()},
+        'hints': {name: {'scoped_plan': record.id,
+                         'scoped_plan_member': name}
+                  for name in record.servers},
+        'document': record.document,
+    }
+
+
+def _render(req, record, status=200) -> webob.Response:
+    return util.json_response(req, {'stack': _view(
+        record, views.viewer(req))}, status=status)
+
+
+def _real_ids(stack: model.Stack, topology, project_id: str) -> model.Stack:
+    """Leaf policies that target a domain, in real identifiers."""
+    def walk(group):
+        if group.leaf:
+            return dataclasses.replace(group, document=topology.to_real(
+                group.document, project_id))
+        return dataclasses.replace(group, members=tuple(
+            walk(m) for m in group.members))
+    try:
+        return dataclasses.replace(stack, root=walk(stack.root))
+    except policy.PolicyError as exc:
+        raise util.bad_policy(exc)
+
+
+def _infeasible(reason: str) -> webob.exc.HTTPConflict:
+    exc = webob.exc.HTTPConflict(
+        explanation=f'the stack does not fit: {reason}')
+    exc.error_code = 'scoped_policies.stack_infeasible'
+    return exc
+
+
+def _decide(service, stack, project, user, admin):
+    """(decision, world, hold): decided and held, one retry on a 409."""
+    time_limit = service.conf.scoped_policies_api.stack_time_limit
+    for attempt in (1, 2):
+        world = world_mod.build(service, stack, project, admin)
+        try:
+            decision = solver.decide(stack, world, time_limit)
+        except model.StackError as exc:
+            raise webob.exc.HTTPBadRequest(explanation=str(exc))
+        except solver.SolverUnavailable as exc:
+            raise webob.exc.HTTPNotImplemented(explanation=str(exc))
+        if not decision.feasible:
+            raise _infeasible(decision.reason)
+        providers = {h.name: h.provider for h in world.hosts}
+        by_name = {s.name: s for s in stack.servers}
+        try:
+            held = holds.hold(
+                service.placement,
+                {name: (providers[host],
+                        {rc: n for rc, n in
+                         by_name[name].flavor.resources.items() if n})
+                 for name, host in decision.assignments.items()},
+                project, user, stack.lease_seconds)
+            return decision, world, held
+        except holds.RedecideError:
+            LOG.info('Stack %s: Placement refused the hold (attempt %d); '
+                     'deciding again', stack.name, attempt)
+        except pc.PlacementError as exc:
+            raise webob.exc.HTTPServiceUnavailable(
+                explanation=f'cannot hold the decision: Placement answered '
+                f'{exc}')
+    raise _infeasible('the capacity it needs was taken while deciding, '
+                      'twice; try again')
+
+
+def create_stack(req: webob.Request) -> webob.Response:
+    context, service, store = req.environ['nsp.stacks']
+    context.can(rules.CREATE)
+    data = util.extract_json(req, schemas.CREATE)
+    try:
+        stack = model.parse(data)
+    except model.StackError as exc:
+        raise webob.exc.HTTPBadRequest(explanation=str(exc))
+    project, user = context.project_id, context.user_id or context.project_id
+    admin = context.can(scope_rules.REAL_IDS, fatal=False)
+    topology = views.scopes_topology(service.store.list_scopes())
+    stack = _real_ids(stack, topology, project)
+    decision, world, held = _decide(service, stack, project, user, admin)
+    providers = {h.name: h.provider for h in world.hosts}
+    record = stack_db.StackRecord(
+        str(uuidlib.uuid4()), stack.name, project, user,
+        stack_db.RESERVED, stack.lease_seconds, held.expires_at,
+        decision.seconds, data,
+        {s.name: stack_db.StackServer(
+            s.name, decision.assignments[s.name],
+            providers[decision.assignments[s.name]],
+            {rc: n for rc, n in s.flavor.resources.items() if n},
+            held.consumers[s.name]) for s in stack.servers})
+    try:
+        record = store.create(record)
+    except Exception:
+        # nothing half-written: no record, no hold
+        holds.release(service.placement, held)
+        raise
+    return _render(req, record, status=201)
+
+
+def list_stacks(req: webob.Request) -> webob.Response:
+    context, service, store = req.environ['nsp.stacks']
+    context.can(rules.LIST)
+    everyone = util.query_flag(req, 'all_projects')
+    if everyone:
+        context.can(rules.LIST_ALL)
+    who = views.viewer(req)
+    records = store.list(None if everyone else context.project_id)
+    return util.json_response(req, {'stacks': [_view(r, who)
+                                               for r in records]})
+
+
+def show_stack(req: webob.Request) -> webob.Response:
+    return _render(req, _record(req, rules.SHOW))
+
+
+def delete_stack(req: webob.Request) -> webob.Response:
+    context, service, store = req.environ['nsp.stacks']
+    record = _record(req, rules.DELETE)
+    _release(service, record)
+    store.delete(record.id)
+    return util.json_response(req, None, status=204)
+
+
+def stack_action(req: webob.Request) -> webob.Response:
+    context, service, store = req.environ['nsp.stacks']
+    data = util.extract_json(req, schemas.ACTION)
+    if 'renew' in data:
+        record = _record(req, rules.RENEW)
+        seconds = (data['renew'] or {}).get('lease_seconds',
+                                            record.lease_seconds)
+        record = store.update(record.id, expires_at=_now() +
+                              datetime.timedelta(seconds=seconds))
+    elif 'confirm' in data:
+        record = _record(req, rules.CONFIRM)
+        names = _release(service, record)
+        record = store.update(record.id, status=stack_db.CONFIRMED,
+                              servers=names, state=stack_db.RELEASED,
+                              only_from=stack_db.HELD)
+    else:
+        record = _record(req, rules.BOOT_MEMBER)
+        name = data['boot_member']['name']
+        if name not in record.servers:
+            raise webob.exc.HTTPNotFound(
+                explanation=f'boot_member.name: {name[:64]}: no such server '
+                'in the stack')
+        names = _release(service, record, [name])
+        record = store.update(record.id, servers=[name],
+                              state=stack_db.BOOTED)
+        del names
+    return _render(req, record)
+
+
+def stacks_route(handler):
+    """Wrap a handler: microversion check, reaper, then the handler."""
+    def wrapped(req):
+        req.environ['nsp.stacks'] = _begin(req)
+        return handler(req)
+    wrapped.__name__ = handler.__name__
+    wrapped.__doc__ = handler.__doc__
+    return wrapped
