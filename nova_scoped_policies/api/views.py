@@ -59,7 +59,6 @@ def scope(record: dict, who: Viewer) -> dict:
     out = {'uuid': record['uuid'], 'name': record['name'],
            'allow_identifiers': record['allow_identifiers'],
            'obfuscate_identifiers': record['obfuscate_identifiers'],
-           'parent': record.get('parent'),
            'created_at': _time(record['created_at']),
            'updated_at': _time(record['updated_at'])}
     if who.real:

@@ -5,6 +5,7 @@ import os
 from alembic import command
 from alembic import config as alembic_config
 from alembic import migration as alembic_migration
+from alembic import script as alembic_script
 
 
 def _config(connection) -> alembic_config.Config:
@@ -26,3 +27,9 @@ def version(engine):
     with engine.connect() as connection:
         return alembic_migration.MigrationContext.configure(
             connection).get_current_revision()
+
+
+def head() -> str:
+    """The newest revision this code knows."""
+    config = _config(None)
+    return alembic_script.ScriptDirectory.from_config(config).get_current_head()

@@ -3,10 +3,32 @@
 import webob
 
 from nova_scoped_policies.api import hosts
+from nova_scoped_policies.api import microversion
 from nova_scoped_policies.api.policies import scopes as rules
 from nova_scoped_policies.api.schemas import scopes as schemas
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
+
+
+PARENT_VERSION = '1.1'
+"""Scopes have a ``parent`` from this microversion on."""
+
+
+def _shown(req, record: dict, who: views.Viewer) -> dict:
+    out = views.scope(record, who)
+    if microversion.require(req.environ, PARENT_VERSION):
+        out['parent'] = record.get('parent')
+    return out
+
+
+def _body(req, schema) -> dict:
+    data = util.extract_json(req, schema)['policy_scope']
+    if 'parent' in data and not microversion.require(req.environ,
+                                                     PARENT_VERSION):
+        raise webob.exc.HTTPBadRequest(
+            explanation='policy_scope.parent: needs microversion '
+            f'{PARENT_VERSION}')
+    return data
 
 
 def list_scopes(req: webob.Request) -> webob.Response:
@@ -14,7 +36,7 @@ def list_scopes(req: webob.Request) -> webob.Response:
     context.can(rules.LIST)
     who = views.viewer(req)
     return util.json_response(req, {'policy_scopes': [
-        views.scope(s, who) for s in service.store.list_scopes()]})
+        _shown(req, s, who) for s in service.store.list_scopes()]})
 
 
 def show_scope(req: webob.Request) -> webob.Response:
@@ -22,8 +44,8 @@ def show_scope(req: webob.Request) -> webob.Response:
     context.can(rules.SHOW)
     who = views.viewer(req)
     record = service.store.get_scope(req.urlvars['scope'])
-    return util.json_response(req, {'policy_scope': views.scope(record,
-                                                                who)})
+    return util.json_response(req, {'policy_scope': _shown(req, record,
+                                                           who)})
 
 
 def _check_hosts(service, scope_name, existing, new) -> None:
@@ -51,27 +73,27 @@ def _check_parent(service, name, parent) -> None:
 def create_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.CREATE)
-    data = util.extract_json(req, schemas.CREATE)['policy_scope']
+    data = _body(req, schemas.CREATE)
     _check_parent(service, data['name'], data.get('parent'))
     aggregates = data.pop('aggregates', [])
     if aggregates:
         _check_hosts(service, data['name'], (), aggregates)
     record = service.store.create_scope(aggregates=aggregates, **data)
-    return util.json_response(req, {'policy_scope': views.scope(
-        record, views.viewer(req))}, status=201)
+    return util.json_response(req, {'policy_scope': _shown(
+        req, record, views.viewer(req))}, status=201)
 
 
 def update_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.UPDATE)
-    data = util.extract_json(req, schemas.UPDATE)['policy_scope']
+    data = _body(req, schemas.UPDATE)
     if data.get('parent') is not None:
         current = service.store.get_scope(req.urlvars['scope'])
         _check_parent(service, data.get('name', current['name']),
                       data['parent'])
     record = service.store.update_scope(req.urlvars['scope'], **data)
-    return util.json_response(req, {'policy_scope': views.scope(
-        record, views.viewer(req))})
+    return util.json_response(req, {'policy_scope': _shown(
+        req, record, views.viewer(req))})
 
 
 def delete_scope(req: webob.Request) -> webob.Response:
@@ -97,5 +119,5 @@ def scope_action(req: webob.Request) -> webob.Response:
         context.can(rules.REMOVE_AGGREGATE)
         record = service.store.remove_aggregate(
             ref, data['remove_aggregate']['aggregate'])
-    return util.json_response(req, {'policy_scope': views.scope(
-        record, views.viewer(req))})
+    return util.json_response(req, {'policy_scope': _shown(
+        req, record, views.viewer(req))})

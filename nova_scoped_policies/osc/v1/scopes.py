@@ -10,7 +10,7 @@ from osc_lib.command import command
 from nova_scoped_policies.osc.v1 import common
 
 COLUMNS = ('uuid', 'name', 'allow_identifiers', 'obfuscate_identifiers',
-           'obfuscate_namespace_uuid', 'aggregates', 'created_at',
+           'obfuscate_namespace_uuid', 'parent', 'aggregates', 'created_at',
            'updated_at')
 LIST_COLUMNS = ('uuid', 'name', 'allow_identifiers', 'obfuscate_identifiers',
                 'aggregates')
@@ -33,6 +33,9 @@ def _flags(parser) -> None:
     parser.add_argument('--namespace', metavar='<uuid>',
                         help='the uuid5 namespace of the obfuscation '
                         '(random when a scope is created without it)')
+    parser.add_argument('--parent', metavar='<scope>',
+                        help='a coarser scope each domain of this one lies '
+                        'in (e.g. row for rack), for stacks')
 
 
 def _body(args, name=None) -> dict:
@@ -44,6 +47,8 @@ def _body(args, name=None) -> dict:
             body[key] = getattr(args, key)
     if args.namespace:
         body['obfuscate_namespace_uuid'] = args.namespace
+    if getattr(args, 'parent', None):
+        body['parent'] = args.parent
     return body
 
 

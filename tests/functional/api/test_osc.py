@@ -21,6 +21,7 @@ from wsgi_intercept import interceptor
 from nova_scoped_policies.api import handler
 from nova_scoped_policies.api.schemas import groups as group_schemas
 from nova_scoped_policies.api.schemas import scopes as scope_schemas
+from nova_scoped_policies.api.schemas import stacks as stack_schemas
 from nova_scoped_policies.osc import plugin
 from tests.functional.api import fixtures as fx
 from tests.functional.api import test_visibility as tv
@@ -51,9 +52,19 @@ COMMANDS = {
         'scoped_policy_group_remove_instance',
     ('/os-server-groups/{uuid}/audit', 'GET', None):
         'scoped_policy_group_audit',
+    ('/stacks', 'GET', None): 'scoped_policy_stack_list',
+    ('/stacks', 'POST', None): 'scoped_policy_stack_create',
+    ('/stacks/{id}', 'GET', None): 'scoped_policy_stack_show',
+    ('/stacks/{id}', 'DELETE', None): 'scoped_policy_stack_delete',
+    ('/stacks/{id}/action', 'POST', 'renew'): 'scoped_policy_stack_renew',
+    ('/stacks/{id}/action', 'POST', 'confirm'):
+        'scoped_policy_stack_confirm',
+    ('/stacks/{id}/action', 'POST', 'boot_member'):
+        'scoped_policy_stack_boot_member',
 }
 ACTIONS = {'/os-policy-scopes/{scope}/action': scope_schemas.ACTION,
-           '/os-server-groups/{uuid}/action': group_schemas.ACTION}
+           '/os-server-groups/{uuid}/action': group_schemas.ACTION,
+           '/stacks/{id}/action': stack_schemas.ACTION}
 
 
 @pytest.fixture(scope='module')
@@ -196,3 +207,27 @@ def test_group_commands(api):
             'affinity:nowhere')
     with pytest.raises(exceptions.CommandError, match='key=value'):
         run(tv.A, 'scoped_policy_group_set', tv.G1, '--rule', 'x')
+
+
+def test_stack_commands(api, tmp_path):
+    """Decide, show, renew, boot a member, confirm, delete, by name."""
+    doc = tmp_path / 'stack.yaml'
+    doc.write_text('name: web\ngroup: {name: w, policies: '
+                   '[anti-affinity:host], servers: {count: 2, flavor: '
+                   '{resources: {VCPU: 1}}}}\n')
+    created, _ = run(tv.A, 'scoped_policy_stack_create', '--file', str(doc))
+    assert created['status'] == 'reserved'
+    assert set(created['servers']) == {'w-1', 'w-2'}
+    listed, _ = run(tv.A, 'scoped_policy_stack_list')
+    assert [s['name'] for s in listed] == ['web']
+    renewed, _ = run(tv.A, 'scoped_policy_stack_renew', 'web',
+                     '--lease-seconds', '60')
+    assert renewed['lease_seconds'] == created['lease_seconds']
+    booted, _ = run(tv.ADMIN, 'scoped_policy_stack_boot_member',
+                    created['id'], 'w-1')
+    assert booted['servers']['w-1'].endswith('(booted)')
+    confirmed, _ = run(tv.A, 'scoped_policy_stack_confirm', 'web')
+    assert confirmed['status'] == 'confirmed'
+    assert confirmed['servers']['w-2'].endswith('(released)')
+    run(tv.A, 'scoped_policy_stack_delete', 'web')
+    assert run(tv.A, 'scoped_policy_stack_list')[0] == []

@@ -54,7 +54,7 @@ bind_port = {port}
     http.trust_env = False
     try:
         root = wait_for(url, server)
-        assert root.json()['versions'][0]['max_version'] == '1.0'
+        assert root.json()['versions'][0]['max_version'] == '1.1'
         created = http.post(url + '/os-policy-scopes', headers=ADMIN,
                             json={'policy_scope': {'name': 'rack'}},
                             timeout=5)

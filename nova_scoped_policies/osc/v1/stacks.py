@@ -1,0 +1,174 @@
+"""``openstack scoped policy stack create|list|show|renew|confirm|delete|
+boot member``: joint decisions for stacks (policy API 1.1).
+
+A stack document (shared/contracts/stack-document.md) is read from a JSON
+or YAML file; ``{"stack": {...}}`` or the inner mapping alone.
+"""
+
+import json
+
+from osc_lib.command import command
+from osc_lib import exceptions
+import yaml
+
+from nova_scoped_policies.osc.v1 import common
+
+COLUMNS = ('id', 'name', 'project_id', 'status', 'lease_seconds',
+           'expires_at', 'seconds', 'servers', 'hints')
+LIST_COLUMNS = ('id', 'name', 'project_id', 'status', 'expires_at')
+
+
+def _stack_arg(parser) -> None:
+    parser.add_argument('stack', metavar='<stack>',
+                        help='stack decision id, or a unique stack name')
+
+
+def _stack_id(cmd, value: str) -> str:
+    stacks = common.client(cmd).request('GET', '/stacks')['stacks']
+    if any(s['id'] == value for s in stacks):
+        return value
+    named = [s['id'] for s in stacks if s['name'] == value]
+    if len(named) > 1:
+        raise exceptions.CommandError(
+            f'{len(named)} stack decisions are named {value!r}: give the id')
+    return named[0] if named else value
+
+
+def _servers(record: dict) -> dict:
+    """The servers column: name -> host (state)."""
+    record = dict(record)
+    record['servers'] = {name: f'{s["host"]} ({s["state"]})'
+                         for name, s in record['servers'].items()}
+    record['hints'] = {name: f'scoped_plan={h["scoped_plan"]}, '
+                       f'scoped_plan_member={h["scoped_plan_member"]}'
+                       for name, h in record['hints'].items()}
+    return record
+
+
+def _load(path: str) -> dict:
+    try:
+        with open(path, encoding='utf-8') as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise exceptions.CommandError(f'--file {path}: {exc}')
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise exceptions.CommandError(
+                f'--file {path}: neither JSON nor YAML: {exc}')
+    if isinstance(data, dict) and 'stack' not in data:
+        data = {'stack': data}
+    return data
+
+
+class CreateStack(command.ShowOne):
+    """Decide a stack jointly and hold its capacity in Placement."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--file', metavar='<path>', required=True,
+                            help='the stack document, JSON or YAML')
+        return parser
+
+    def take_action(self, args):
+        body = common.client(self).request('POST', '/stacks',
+                                           _load(args.file))
+        return common.show(_servers(body['stack']), COLUMNS)
+
+
+class ListStack(command.Lister):
+    """List stack decisions."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--all-projects', action='store_true',
+                            help='(admin) every project\'s')
+        return parser
+
+    def take_action(self, args):
+        url = '/stacks' + ('?all_projects=true' if args.all_projects else '')
+        stacks = common.client(self).request('GET', url)['stacks']
+        return common.rows(stacks, LIST_COLUMNS)
+
+
+class ShowStack(command.ShowOne):
+    """Show a stack decision: servers, their hosts and boot hints."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _stack_arg(parser)
+        return parser
+
+    def take_action(self, args):
+        body = common.client(self).request(
+            'GET', f'/stacks/{_stack_id(self, args.stack)}')
+        return common.show(_servers(body['stack']), COLUMNS)
+
+
+class RenewStack(command.ShowOne):
+    """Extend a decision's lease."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _stack_arg(parser)
+        parser.add_argument('--lease-seconds', type=int, metavar='<n>',
+                            help='new lease from now (default: the '
+                            'stack\'s lease_seconds)')
+        return parser
+
+    def take_action(self, args):
+        renew = ({'lease_seconds': args.lease_seconds}
+                 if args.lease_seconds else None)
+        body = common.client(self).request(
+            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
+            {'renew': renew})
+        return common.show(_servers(body['stack']), COLUMNS)
+
+
+class ConfirmStack(command.ShowOne):
+    """The stack is built: release the holds of servers never booted."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _stack_arg(parser)
+        return parser
+
+    def take_action(self, args):
+        body = common.client(self).request(
+            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
+            {'confirm': None})
+        return common.show(_servers(body['stack']), COLUMNS)
+
+
+class BootMember(command.ShowOne):
+    """(admin, what the scheduler does) give a member's hold back as it
+    boots on its decided host."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _stack_arg(parser)
+        parser.add_argument('member', metavar='<server-name>',
+                            help='the server\'s name in the stack')
+        return parser
+
+    def take_action(self, args):
+        body = common.client(self).request(
+            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
+            {'boot_member': {'name': args.member}})
+        return common.show(_servers(body['stack']), COLUMNS)
+
+
+class DeleteStack(command.Command):
+    """Release every hold of a decision and forget it."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _stack_arg(parser)
+        return parser
+
+    def take_action(self, args):
+        common.client(self).request(
+            'DELETE', f'/stacks/{_stack_id(self, args.stack)}')
