@@ -15,6 +15,7 @@ scheduler plugins".
 ALLOW_HINT = 'allow_policy_hint'
 ENABLE_FORBIDDEN_AGGREGATES = 'enable_forbidden_aggregates_filter'
 ENABLE_SCOPED_POLICY_QUERY = 'enable_scoped_policy_query_filter'
+ENABLE_SCOPED_PLAN = 'enable_scoped_plan_filter'
 STORE_DRIVER = 'store_driver'
 COORDINATION_URL = 'coordination_backend_url'
 COORDINATION_LOCK_TIMEOUT = 'coordination_lock_timeout'
@@ -101,6 +102,19 @@ Scope changes (a new rack aggregate, a host moved between racks) reach the
 scheduler within this delay. Lower it while reorganising scopes; raise it in
 very large clouds where the aggregate list is big. 0 reads the aggregates for
 every scheduling request of a server group.
+"""),
+    cfg.BoolOpt(
+        ENABLE_SCOPED_PLAN,
+        default=True,
+        help="""
+Boot the servers of a stack decision on their decided hosts.
+
+A server booted with the scheduler hints ``scoped_plan=<decision id>`` and
+``scoped_plan_member=<server name>`` (``POST /stacks`` of the policy service
+returns them) is pinned to its decided host, and the capacity held for it in
+Placement is given back just before nova claims it; the host filters still
+check every policy. Moves are never pinned. Without those hints the filter
+does nothing; set this to False to ignore them.
 """),
     cfg.BoolOpt(
         ENABLE_FORBIDDEN_AGGREGATES,

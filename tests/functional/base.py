@@ -53,6 +53,8 @@ class ScopedPoliciesTestCase(test.TestCase,
     CONDUCTOR_HAS_OWN_CONF = True
     # [scoped_policies] options set before nova-scheduler starts.
     OPTIONS = {}
+    COMPUTE_DRIVER = None
+    """nova's fake virt driver to use, e.g. ``fake.MediumFakeDriver``."""
 
     def _clear_attrs(self):
         # nova's TestCase deletes every public attribute after a test,
@@ -102,6 +104,8 @@ class ScopedPoliciesTestCase(test.TestCase,
         self.api.microversion = '2.74'
         self.admin_api.microversion = '2.74'
 
+        if self.COMPUTE_DRIVER:
+            self.flags(compute_driver=self.COMPUTE_DRIVER)
         self.start_service('conductor')
         self.scheduler = self.start_service('scheduler')
         self.computes = {}

@@ -44,6 +44,19 @@ class StoredGroup(typing.NamedTuple):
     members: typing.Tuple[str, ...]
 
 
+class PlanMember(typing.NamedTuple):
+    """One server of a stack decision, as the boot path needs it.
+
+    :param host: the decided compute host.
+    :param project_id: whose decision it is.
+    :param state: held, booted or released.
+    """
+
+    host: str
+    project_id: str
+    state: str
+
+
 class PolicyStoreDriver(abc.ABC):
     """The contract of a store driver."""
 
@@ -70,6 +83,25 @@ class PolicyStoreDriver(abc.ABC):
 
         :raises StoreUnavailable: the store did not answer.
         """
+
+
+    def plan_member(self, plan_id: str,
+                    name: str) -> typing.Optional[PlanMember]:
+        """A server of a stack decision, or None when there is none.
+
+        :raises StoreUnavailable: the store did not answer.
+        """
+        raise StoreUnavailable(f'{type(self).__name__} reads no stack '
+                               'decisions')
+
+    def boot_member(self, plan_id: str, name: str) -> None:
+        """Give the member's hold back in Placement and mark it booted,
+        as the scheduler places it on its decided host.
+
+        :raises StoreUnavailable: the store did not answer.
+        """
+        raise StoreUnavailable(f'{type(self).__name__} reads no stack '
+                               'decisions')
 
 
 def load_driver(name: str, conf) -> PolicyStoreDriver:
@@ -199,6 +231,15 @@ class CachedStore:
         with self._lock:
             self._groups[uuid] = (self._clock(), found)
         return found
+
+
+    def plan_member(self, plan_id: str,
+                    name: str) -> typing.Optional[PlanMember]:
+        """Never cached: a decision's members change as they boot."""
+        return self._call(self.driver.plan_member, plan_id, name)
+
+    def boot_member(self, plan_id: str, name: str) -> None:
+        return self._call(self.driver.boot_member, plan_id, name)
 
 
 def known(exc: StoreUnavailable) -> bool:

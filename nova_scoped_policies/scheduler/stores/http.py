@@ -14,6 +14,8 @@ from nova_scoped_policies.conf import store as store_conf
 from nova_scoped_policies import policy
 from nova_scoped_policies.scheduler import stores
 
+STACKS_VERSION = '1.1'
+
 
 class HttpStore(stores.PolicyStoreDriver):
     """Reads the policy API at microversion 1.0.
@@ -54,6 +56,33 @@ class HttpStore(stores.PolicyStoreDriver):
     def group(self, uuid: str) -> typing.Optional[stores.StoredGroup]:
         body = self._get(f'/os-server-groups/{uuid}', missing_ok=True)
         return None if body is None else _stored(body['server_group'])
+
+    def _stacks(self, method: str, url: str, body=None):
+        try:
+            resp = self.adapter.request(
+                url, method, raise_exc=False, json=body, headers={
+                    microversion.HEADER:
+                    f'{microversion.SERVICE_TYPE} {STACKS_VERSION}'})
+        except ks_exc.ClientException as exc:
+            raise stores.StoreUnavailable(f'policy API: {exc}')
+        if resp.status_code == 404:
+            return None
+        if resp.status_code != 200:
+            raise stores.StoreUnavailable(
+                f'policy API: {method} {url}: {resp.status_code}')
+        return resp.json()['stack']
+
+    def plan_member(self, plan_id: str, name: str):
+        stack = self._stacks('GET', f'/stacks/{plan_id}')
+        server = (stack or {}).get('servers', {}).get(name)
+        if server is None:
+            return None
+        return stores.PlanMember(server['host'], stack['project_id'],
+                                 server['state'])
+
+    def boot_member(self, plan_id: str, name: str) -> None:
+        self._stacks('POST', f'/stacks/{plan_id}/action',
+                     {'boot_member': {'name': name}})
 
     def groups(self) -> typing.List[stores.StoredGroup]:
         return [_stored(g) for g in self._get(
