@@ -107,9 +107,10 @@ class LicensedWindowsDisabledTest(LicensedWindowsTest):
         self._boot(None)
         self.assertNotIn('member_of', spy.queries[0])
         self.assertEqual('', spy.log.output)
-        self.assertEqual([], [f for f in request_filter.ALL_REQUEST_FILTERS
-                              if type(f).__module__.startswith(
-                                  'nova_scoped_policies')])
+        # only scoped_plan, on by default and inert without its hints
+        self.assertEqual(['ScopedPlanFilter'], [
+            type(f).__name__ for f in request_filter.ALL_REQUEST_FILTERS
+            if type(f).__module__.startswith('nova_scoped_policies')])
 
 
 class AffinityRackQueryTest(base.ScopedPoliciesTestCase):

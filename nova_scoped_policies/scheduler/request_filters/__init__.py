@@ -8,8 +8,9 @@ nova-scheduler loads ``[filter_scheduler] available_filters`` and finds
 option is true, once, and removes ours whose option is false. It also installs
 the per-group serialisation of :mod:`..coordination` (idempotent; inert
 while ``coordination_backend_url`` is unset) and the aggregate-change hook
-of :mod:`..aggregate_events`. Nothing else is touched;
-with both options false the list stays exactly nova's.
+of :mod:`..aggregate_events`. Nothing else is touched; with the
+options false the list is nova's plus ``scoped_plan``, which is on by
+default and does nothing for boots without its hints.
 """
 
 import typing
