@@ -252,3 +252,33 @@ class ResourcesTest(common.HeatTestCase):
         self.assertNotEqual(plan, stack['plan'].resource_id)
         self.assertEqual(404, api('GET', f'/stacks/{plan}')[0])
         stack.delete()
+
+
+class ExamplesTest(common.HeatTestCase):
+    """examples/heat: each decision validates, and every server takes the
+    hints of a server of the decision."""
+
+    def test_examples(self):
+        import glob
+        from nova_scoped_policies.stacks import model
+        paths = sorted(glob.glob(os.path.join(ROOT, 'examples', 'heat',
+                                              '*.yaml')))
+        self.assertEqual(2, len(paths))
+        for path in paths:
+            with open(path) as handle:
+                tmpl = template_format.parse(handle.read())
+            stack = utils.parse_stack(tmpl, params={
+                'image': 'appserver', 'network': 'private'},
+                stack_name=os.path.basename(path)[:-5])
+            plan = stack['placement']
+            plan.validate()
+            decided = {s.name for s in model.parse(plan._document()).servers}
+            hinted = set()
+            for name, snippet in tmpl['resources'].items():
+                if snippet['type'] != 'OS::Nova::Server':
+                    continue
+                hints = snippet['properties']['scheduler_hints']
+                self.assertEqual(['placement', 'hints'],
+                                 hints['get_attr'][:2], name)
+                hinted.add(hints['get_attr'][2])
+            self.assertEqual(decided, hinted, path)
