@@ -32,4 +32,5 @@ def version(engine):
 def head() -> str:
     """The newest revision this code knows."""
     config = _config(None)
-    return alembic_script.ScriptDirectory.from_config(config).get_current_head()
+    scripts = alembic_script.ScriptDirectory.from_config(config)
+    return scripts.get_current_head()

@@ -156,4 +156,3 @@ class Plans:
                 return False
             raise
         return True
-

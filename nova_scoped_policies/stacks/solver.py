@@ -72,7 +72,8 @@ class Decision:
 
 
 class SolverUnavailable(RuntimeError):
-    """OR-Tools is not installed (``pip install nova-scoped-policies[joint]``)."""
+    """OR-Tools is not installed: ``pip install
+    nova-scoped-policies[joint]``."""
 
 
 class DecisionError(RuntimeError):
@@ -80,7 +81,7 @@ class DecisionError(RuntimeError):
     solver bug, never returned to a caller as a decision."""
 
 
-# -- compiling the stack into clauses ---------------------------------------
+# -- compiling the stack into clauses -----------------------------------------
 
 @dataclasses.dataclass(frozen=True)
 class Clause:
@@ -166,7 +167,7 @@ def structures(clause: Clause) -> typing.List[base.Structure]:
             for plugin, item in registry.items(clause.document)]
 
 
-# -- hosts into classes ------------------------------------------------------
+# -- hosts into classes -------------------------------------------------------
 
 @dataclasses.dataclass
 class _Slot:
@@ -267,7 +268,7 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
     return slots
 
 
-# -- the CP-SAT model ----------------------------------------------------------
+# -- the CP-SAT model ---------------------------------------------------------
 
 class _Model:
     """One CP-SAT model of a stack over slots; ``enabled`` picks the hard
@@ -484,7 +485,7 @@ class _Model:
                 if solver.BooleanValue(var)}
 
 
-# -- deciding ------------------------------------------------------------------
+# -- deciding -----------------------------------------------------------------
 
 def _cp_model():
     try:
@@ -600,7 +601,7 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
                     int(round(solver.ObjectiveValue())) if built.cost else 0)
 
 
-# -- replay through the engine -------------------------------------------------
+# -- replay through the engine ------------------------------------------------
 
 def _split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:
     """(items that count the whole clause, items between parts only)."""

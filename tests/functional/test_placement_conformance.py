@@ -261,6 +261,7 @@ def test_post_allocations_is_all_or_nothing(backends):
     """Holds of a stack decision: several consumers in one request."""
     H = {f'h{i}': f'd0d0d0d0-0000-4000-8000-00000000000{i}'
          for i in range(1, 5)}
+
     def post(allocations, version='1.38', generation=None):
         body = {H[c]: {'allocations': {RP[rp]: {'resources': {'VCPU': n}}
                                        for rp, n in alloc.items()},

@@ -132,7 +132,8 @@ def test_an_infeasible_plan_says_why_and_boots_nothing():
 def test_relationships_to_scenario_groups_and_servers_by_name():
     data = world([2, 2], {
         'groups': [{'name': 'db', 'policies': ['anti-affinity:host']}],
-        'stacks': [{'name': 'app', 'group': leaf('web', 2, 1), 'relationships': [
+        'stacks': [{'name': 'app', 'group': leaf('web', 2, 1),
+                    'relationships': [
             {'from': 'web', 'to': {'server_group': 'db'},
              'policies': ['anti-affinity:rack']},
             {'from': 'web', 'to': {'server': 'other-1'},
@@ -165,8 +166,8 @@ def test_relationships_to_scenario_groups_and_servers_by_name():
                              'hosts': ['r1-h1']}),
      'stacks[0]: scope rack'),
 ])
-def test_malformed_stacks_exit_2_naming_the_key(tmp_path, capsys, change,
-                                                 key):
+def test_malformed_stacks_exit_2_naming_the_key(tmp_path, capsys,
+                                                change, key):
     data = world([2], {'stacks': [{'name': 'app',
                                    'group': leaf('web', 1, 1,
                                                  ['anti-affinity:rack'])}],

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 from heat.tests import common  # noqa: F401  (before heat.engine)
@@ -21,7 +20,6 @@ from heat.common import template_format
 from heat.engine import properties
 from heat.engine import resource
 from heat.engine import resources
-from heat.engine import stack as parser
 from heat.tests import utils
 from oslo_config import cfg
 import requests

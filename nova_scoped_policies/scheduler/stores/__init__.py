@@ -84,7 +84,6 @@ class PolicyStoreDriver(abc.ABC):
         :raises StoreUnavailable: the store did not answer.
         """
 
-
     def plan_member(self, plan_id: str,
                     name: str) -> typing.Optional[PlanMember]:
         """A server of a stack decision, or None when there is none.
@@ -231,7 +230,6 @@ class CachedStore:
         with self._lock:
             self._groups[uuid] = (self._clock(), found)
         return found
-
 
     def plan_member(self, plan_id: str,
                     name: str) -> typing.Optional[PlanMember]:

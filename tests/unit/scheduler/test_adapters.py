@@ -226,7 +226,8 @@ def test_list_opts_for_the_config_generator():
         'allow_policy_hint', 'soft_affinity_weight_multiplier',
         'soft_anti_affinity_weight_multiplier', 'aggregate_refresh_interval',
         'enable_forbidden_aggregates_filter',
-        'enable_scoped_policy_query_filter', 'max_query_aggregates',
+        'enable_scoped_policy_query_filter', 'enable_scoped_plan_filter',
+        'max_query_aggregates',
         'store_driver', 'store_cache_ttl', 'coordination_backend_url',
         'coordination_lock_timeout', 'store_retry_interval'}
     for group in ('scoped_policies', 'scoped_policies_api', 'policy_store'):

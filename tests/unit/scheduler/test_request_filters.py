@@ -18,6 +18,7 @@ from tests.unit.scheduler.conftest import StaticAggregates
 
 FA = 'enable_forbidden_aggregates_filter'
 SQ = 'enable_scoped_policy_query_filter'
+SP = 'enable_scoped_plan_filter'
 
 
 @pytest.fixture
@@ -34,11 +35,12 @@ def ours():
 
 
 @pytest.mark.parametrize('options, expected', [
-    ({}, []),
-    ({FA: True}, ['ForbiddenAggregatesFilter']),
-    ({SQ: True}, ['ScopedPolicyQueryFilter']),
-    ({FA: True, SQ: True}, ['ForbiddenAggregatesFilter',
-                            'ScopedPolicyQueryFilter']),
+    ({SP: False}, []),
+    ({}, ['ScopedPlanFilter']),     # on by default, inert without hints
+    ({FA: True, SP: False}, ['ForbiddenAggregatesFilter']),
+    ({SQ: True, SP: False}, ['ScopedPolicyQueryFilter']),
+    ({FA: True, SQ: True, SP: False}, ['ForbiddenAggregatesFilter',
+                                       'ScopedPolicyQueryFilter']),
 ])
 def test_sync_installs_enabled_filters_once(conf, pipeline, options,
                                             expected):
@@ -51,14 +53,14 @@ def test_sync_installs_enabled_filters_once(conf, pipeline, options,
 
 
 def test_nova_loading_available_filters_installs_them(conf, pipeline):
-    conf.config(group='scoped_policies', **{SQ: True})
+    conf.config(group='scoped_policies', **{SQ: True, SP: False})
     all_filters()
     all_filters()
     assert ours() == ['ScopedPolicyQueryFilter']
 
 
 def test_disabling_removes_only_ours(conf, pipeline):
-    conf.config(group='scoped_policies', **{FA: True, SQ: True})
+    conf.config(group='scoped_policies', **{FA: True, SQ: True, SP: False})
     request_filters.sync()
     conf.config(group='scoped_policies', **{FA: False})
     request_filters.sync()

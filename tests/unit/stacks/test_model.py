@@ -16,13 +16,16 @@ SG = '9c3f0c7e-7a55-4b33-9d55-0f0e6b1c2d3e'
 CONTRACT = {'stack': {
     'name': 'appservers', 'lease_seconds': 600,
     'group': {
-        'name': 'root', 'policies': ['anti-affinity:rack', 'soft-affinity:row'],
+        'name': 'root',
+        'policies': ['anti-affinity:rack', 'soft-affinity:row'],
         'members': [
-            {'name': 'c1', 'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
+            {'name': 'c1',
+             'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
              'servers': {'count': 4, 'flavor': {
                  'resources': {'VCPU': 4, 'MEMORY_MB': 8192},
                  'traits': {'required': ['CUSTOM_SSD']}}}},
-            {'name': 'c2', 'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
+            {'name': 'c2',
+             'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2},
              'servers': {'count': 4, 'flavor': {
                  'resources': {'VCPU': 4, 'MEMORY_MB': 8192}}}},
             {'name': 'db', 'policies': ['anti-affinity:host'],
