@@ -1,4 +1,5 @@
-"""``--plot FILE.png``: members per domain per scope, one panel per group.
+"""``--plot FILE.png``: members per domain per scope, one panel per group,
+then the servers of each stack decision per domain, one panel per stack.
 
 Needs matplotlib (``pip install nova-scoped-policies[plot]``).
 """
@@ -29,10 +30,13 @@ def plot(result: dict, path: str, topology) -> None:
         raise PlotUnavailable('--plot needs matplotlib: pip install '
                               f'"nova-scoped-policies[plot]" ({exc})')
     groups = sorted(result['audit'].items())
-    if not groups:
-        raise PlotUnavailable('--plot: the scenario has no group to plot')
-    figure, axes = pyplot.subplots(len(groups), 1, squeeze=False,
-                                   figsize=(10, 3.2 * len(groups)))
+    plans = sorted(result.get('plans', {}).items())
+    if not groups and not plans:
+        raise PlotUnavailable('--plot: the scenario has no group or stack '
+                              'to plot')
+    panels = len(groups) + len(plans)
+    figure, axes = pyplot.subplots(panels, 1, squeeze=False,
+                                   figsize=(10, 3.2 * panels))
     colours = pyplot.rcParams['axes.prop_cycle'].by_key()['color']
     for ax, (name, data) in zip(axes[:, 0], groups):
         labels: typing.List[str] = []
@@ -68,9 +72,43 @@ def plot(result: dict, path: str, topology) -> None:
         if data['violations']:
             title += f'  ({len(data["violations"])} violation(s))'
         ax.set_title(title, fontsize=9)
+    for ax, (name, plan) in zip(axes[len(groups):, 0], plans):
+        _plan(ax, name, plan, topology, colours, patches, ticker)
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     pyplot.close(figure)
+
+
+def _plan(ax, name, plan, topology, colours, patches, ticker) -> None:
+    """A stack decision: its servers per domain of every deployer scope."""
+    hosts = list(plan['assignments'].values())
+    labels: typing.List[str] = []
+    heights: typing.List[int] = []
+    bar_colours: typing.List[str] = []
+    legend = []
+    scopes = [s for s in topology.scope_names if s != 'host'
+              and topology.domains(s)] or ['host']
+    for n, scope in enumerate(scopes):
+        colour = colours[n % len(colours)]
+        legend.append(patches.Patch(color=colour, label=scope))
+        counts = collections.Counter(
+            d for h in hosts for d in topology.domains_of(scope, h))
+        domains = ([d.id for d in topology.domains(scope)]
+                   if scope != 'host' else sorted(counts))
+        for domain in domains:
+            labels.append(topology.domain_name(domain))
+            heights.append(counts.get(domain, 0))
+            bar_colours.append(colour)
+    ax.bar(range(len(labels)), heights, color=bar_colours)
+    ax.set_xticks(range(len(labels)), labels, rotation=60, ha='right',
+                  fontsize=7)
+    ax.set_ylabel('decided servers')
+    ax.yaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    ax.legend(handles=legend, fontsize=7, loc='upper right')
+    title = f'stack {name}: {plan["status"]}, {len(hosts)} servers'
+    if plan['reason']:
+        title += f' ({plan["reason"][:90]})'
+    ax.set_title(title, fontsize=9)
 
 
 def _scopes(data) -> typing.List[str]:

@@ -186,3 +186,10 @@ def test_json_report_has_the_plans(capsys):
     assert set(plan) == {'status', 'assignments', 'reason', 'seconds'}
     assert collections.Counter(plan['assignments'].values()).most_common(1)[
         0][1] == 1
+
+
+def test_plot_shows_the_decision(tmp_path, capsys):
+    path = tmp_path / 'stack.png'
+    assert cli.main(['simulate', EXAMPLE, '--plot', str(path)]) == 0
+    assert path.stat().st_size > 10000
+    assert 'Stack app: confirmed' in capsys.readouterr().out
