@@ -192,7 +192,10 @@ def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
         (the service's entry points do; tests call :func:`.stacks.reap`).
     """
     nsp_conf.register_opts(conf)
-    store = store or store_api.PolicyStore(conf.policy_store.connection)
+    store = store or store_api.PolicyStore(
+        conf.policy_store.connection,
+        connect_timeout=conf.policy_store.connect_timeout,
+        max_retries=conf.policy_store.max_retries)
     service = Service(conf, store, placement, nova)
     if reaper and conf.scoped_policies_api.stack_reap_interval:
         start_reaper(service)

@@ -37,6 +37,27 @@ Use PostgreSQL (``postgresql+psycopg2://user:pw@host/db``) or MariaDB/MySQL
 or the scheduler reads the store (``store_driver = sql``) from other hosts.
 Run ``nova-scoped-policies-manage db sync`` after changing it.
 """),
+    cfg.IntOpt(
+        'connect_timeout',
+        default=5,
+        min=1,
+        help="""
+Seconds to wait for the policy store's database server to accept a
+connection (PostgreSQL and MariaDB/MySQL).
+
+With ``store_driver = sql`` every group boot may wait this long for an
+unreachable store before the scheduler answers from what it read last (see
+``[scoped_policies] store_retry_interval``); keep it to a few seconds.
+"""),
+    cfg.IntOpt(
+        'max_retries',
+        default=1,
+        min=1,
+        help="""
+Connection attempts before the policy store counts as unreachable, one
+second apart. oslo.db's own default (10 attempts 10 s apart) would hold a
+group boot for 100 s; the scheduler's circuit breaker retries later anyway.
+"""),
 ]
 
 api_group = cfg.OptGroup(

@@ -69,9 +69,19 @@ class PolicyStore:
         ``postgresql+psycopg2://...``, ``mysql+pymysql://...``).
     """
 
-    def __init__(self, connection: str) -> None:
+    def __init__(self, connection: str, connect_timeout: int = 5,
+                 max_retries: int = 1) -> None:
+        """:param connect_timeout: seconds to wait for a database server.
+        :param max_retries: connection attempts, one second apart, before
+            the store counts as unreachable (oslo.db's default is 10 x
+            10 s)."""
         self._tm = enginefacade.transaction_context()
-        self._tm.configure(connection=connection, sqlite_fk=True)
+        params = None
+        if connection.startswith(('mysql', 'postgresql')):
+            params = f'connect_timeout={int(connect_timeout)}'
+        self._tm.configure(connection=connection, sqlite_fk=True,
+                           max_retries=max_retries, retry_interval=1,
+                           connection_parameters=params)
 
     @property
     def engine(self):

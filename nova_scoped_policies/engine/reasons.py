@@ -56,3 +56,55 @@ class Reason:
     def to_dict(self) -> dict:
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if v is not None}
+
+
+_WHY = {
+    DOMAIN_FULL: '{all}{n} {scope} domains hold {count} of max {limit}',
+    NOT_WITH_MEMBERS: 'only the {scope} domain of the {limit} placed '
+                      'member(s) qualifies, and none of its hosts passed',
+    NOT_TARGET: 'only the targeted {scope} domain qualifies, and none of its '
+                'hosts passed',
+    EXCLUDED_DOMAIN: 'the hosts left are all in the excluded {scope} domain',
+    MIN_DOMAINS: 'the members left must go to {scope} domains not used yet, '
+                 'and none of those passed',
+    NO_DOMAIN: '{all}{n} hosts left are in no {scope} domain',
+    MULTIPLE_DOMAINS: '{all}{n} hosts left are in several {scope} domains '
+                      '(a deployer error)',
+    UNKNOWN_SCOPE: 'scope {scope} is not defined',
+}
+
+
+def summary(found: typing.Mapping[str, typing.Sequence[Reason]]
+            ) -> typing.Optional[str]:
+    """One line a tenant understands for why no host was left, naming no
+    host or domain: e.g. ``scoped policies: anti-affinity:rack: all 4 rack
+    domains hold 1 of max 1``.
+
+    :param found: host -> the reasons it was rejected, for every host
+        considered.
+    :returns: None when some host passed every policy (the policies were
+        not what left no host).
+    """
+    if not found or any(not reasons for reasons in found.values()):
+        return None
+    by_policy: typing.Dict[str, typing.List[Reason]] = {}
+    for reasons in found.values():
+        for reason in reasons:
+            by_policy.setdefault(reason.policy, []).append(reason)
+    total = len(found)
+    parts = []
+    for policy, reasons in by_policy.items():
+        first = reasons[0]
+        hosts = sum(1 for rs in found.values()
+                    if any(r.policy == policy for r in rs))
+        domains = {r.domain for r in reasons if r.domain}
+        why = _WHY.get(first.code, 'rules out {n} hosts')
+        if first.scope == 'host':
+            why = why.replace('{scope} domains', 'hosts')
+        text = why.format(
+            all='all ' if hosts == total else '',
+            n=len(domains) if first.code == DOMAIN_FULL else hosts,
+            scope=first.scope, count=min(r.count or 0 for r in reasons),
+            limit=first.limit)
+        parts.append(f'{policy}: {text}')
+    return 'scoped policies: ' + '; '.join(sorted(parts))

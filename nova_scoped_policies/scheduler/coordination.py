@@ -178,6 +178,32 @@ def check_signature(func) -> None:
             f'{EXPECTED_PARAMETERS}: this nova release is not supported')
 
 
+def _explained(call, spec_obj):
+    """nova's answer; when it found no valid host and the group's scoped
+    policies left none, the reason says why in a tenant's words (the
+    server's fault shows it)."""
+    from nova_scoped_policies.scheduler import state
+    try:
+        return call()
+    except (exception.NoValidHost, messaging.ExpectedException) as exc:
+        # nova's method is decorated with expected_exceptions: its
+        # NoValidHost arrives wrapped
+        inner = exc.exc_info[1] if isinstance(
+            exc, messaging.ExpectedException) else exc
+        if not isinstance(inner, exception.NoValidHost):
+            raise
+        try:
+            why = state.states().explain(spec_obj)
+        except Exception:  # never hide nova's own answer
+            LOG.exception('Scoped policies: cannot explain NoValidHost')
+            why = None
+        if why is None:
+            raise
+        LOG.info('No valid host for %s: %s', spec_obj.instance_uuid
+                 if 'instance_uuid' in spec_obj else '?', why)
+        raise exception.NoValidHost(reason=why) from exc
+
+
 def _serialised(original):
     from nova import objects
     from nova_scoped_policies.scheduler import state
@@ -197,6 +223,7 @@ def _serialised(original):
             spec_obj=spec_obj, instance_uuids=instance_uuids,
             return_objects=return_objects,
             return_alternates=return_alternates)
+        call = functools.partial(_explained, call, spec_obj)
         group_uuid = state.states().serialised_group(spec_obj)
         if group_uuid is None:
             return call()

@@ -21,6 +21,7 @@ from nova import context as nova_context
 from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
+from nova_scoped_policies.engine import reasons as engine_reasons
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
@@ -196,6 +197,27 @@ class RequestStates:
         except members_mod.MemberLookupError as exc:
             raise exception.NoValidHost(
                 reason=f'scoped policies: cannot check the group: {exc}')
+
+    def explain(self, spec_obj) -> typing.Optional[str]:
+        """Why the group's hard policies left no host, in a line a tenant
+        understands (no host or domain named); None when they left some,
+        or the request has no scoped policy.
+
+        Called after nova found no valid host, with the evaluation the
+        request's filters used.
+        """
+        with self._lock:
+            entry = self._entries.get(spec_obj)
+        evaluation = entry.evaluation if entry is not None else None
+        if evaluation is None or not evaluation.has_checks():
+            return None
+        topology = evaluation.context.topology
+        hosts = {host for scope in topology.scope_names
+                 for domain in topology.domains(scope)
+                 for host in domain.hosts}
+        hosts.update(evaluation.context.placed_hosts)
+        return engine_reasons.summary(
+            {host: evaluation.reasons(host) for host in sorted(hosts)})
 
     def aggregates_changed(self) -> None:
         """nova-api announced an aggregate change: reload at next use."""

@@ -16,7 +16,15 @@ class RackAntiAffinityTest(base.ScopedPoliciesTestCase):
                          dict(self.racks_of(servers)))
 
         failed = self._boot(group, doc, expected='ERROR')[0]
-        self.assertIn('No valid host', failed['fault']['message'])
+        # the tenant reads why, without any host or aggregate named
+        message = failed['fault']['message']
+        self.assertIn('No valid host', message)
+        self.assertIn('No valid host was found. scoped policies: '
+                      'anti-affinity:host: 3 hosts hold 1 of max 1; '
+                      'anti-affinity:rack: all 3 rack domains hold 1 of '
+                      'max 1', message)
+        for host in self.rack_of:
+            self.assertNotIn(host, message.split('scoped policies')[1])
         self.assertIsNone(self.host_of(failed))
 
     def test_max_server_per_rack(self):

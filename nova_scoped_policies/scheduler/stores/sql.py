@@ -3,6 +3,7 @@
 import typing
 
 from oslo_db import exception as db_exc
+from sqlalchemy import exc as sa_exc
 
 from nova import context as nova_context
 from nova import exception as nova_exc
@@ -10,6 +11,11 @@ from nova.scheduler.client import report
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.scheduler import stores
+
+DB_ERRORS = (db_exc.DBError, sa_exc.SQLAlchemyError)
+"""What an unreachable or failing database raises (oslo.db translates
+most errors; a refused connection at engine start may come through as
+SQLAlchemy's own)."""
 
 
 class SqlStore(stores.PolicyStoreDriver):
@@ -19,14 +25,17 @@ class SqlStore(stores.PolicyStoreDriver):
     """
 
     def __init__(self, conf) -> None:
-        self.store = store_api.PolicyStore(conf.policy_store.connection)
+        opts = conf.policy_store
+        self.store = store_api.PolicyStore(
+            opts.connection, connect_timeout=opts.connect_timeout,
+            max_retries=opts.max_retries)
 
     def plan_member(self, plan_id: str, name: str):
         try:
             record = stack_db.StackStore(self.store).get(plan_id)
         except store_api.NotFound:
             return None
-        except db_exc.DBError as exc:
+        except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
         server = record.servers.get(name)
         if server is None:
@@ -48,7 +57,7 @@ class SqlStore(stores.PolicyStoreDriver):
             store.update(plan_id, servers=[name], state=stack_db.BOOTED)
         except store_api.NotFound:
             return
-        except db_exc.DBError as exc:
+        except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
         except nova_exc.AllocationDeleteFailed as exc:
             raise stores.StoreUnavailable(f'Placement: {exc}')
@@ -56,7 +65,7 @@ class SqlStore(stores.PolicyStoreDriver):
     def scopes(self) -> typing.List[dict]:
         try:
             return self.store.list_scopes()
-        except db_exc.DBError as exc:
+        except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
 
     def group(self, uuid: str) -> typing.Optional[stores.StoredGroup]:
@@ -64,13 +73,13 @@ class SqlStore(stores.PolicyStoreDriver):
             return _stored(self.store.get_group(uuid))
         except store_api.NotFound:
             return None
-        except db_exc.DBError as exc:
+        except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
 
     def groups(self) -> typing.List[stores.StoredGroup]:
         try:
             return [_stored(r) for r in self.store.list_groups()]
-        except db_exc.DBError as exc:
+        except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
 
 

@@ -311,3 +311,23 @@ def test_counts_per_domain(placed, in_flight, scope, expected):
     evaluation = evaluate({'policies': ['soft-anti-affinity:host']},
                           members(*placed), in_flight)
     assert dict(evaluation.context.counts(scope)) == expected
+
+
+def test_summary_for_tenants_names_no_host_or_domain():
+    from nova_scoped_policies.engine import reasons as r
+
+    def full(domain):
+        return r.Reason(r.DOMAIN_FULL, 'anti-affinity:rack', 'rack',
+                        f'anti-affinity:rack: {domain} holds 1 of max 1',
+                        domain=domain, count=1, limit=1)
+    found = {f'h{i}': [full(f'rack-{i % 4}')] for i in range(8)}
+    assert r.summary(found) == ('scoped policies: anti-affinity:rack: all '
+                                '4 rack domains hold 1 of max 1')
+    # a host that passed: the policies are not why no host was left
+    assert r.summary(dict(found, h9=[])) is None
+    found['h9'] = [r.Reason(r.NOT_WITH_MEMBERS, 'affinity:zone', 'zone',
+                            'x', domain='zone-a', count=0, limit=2)]
+    text = r.summary(found)
+    assert 'affinity:zone: only the zone domain of the 2 placed' in text
+    assert 'anti-affinity:rack: 4 rack domains hold 1 of max 1' in text
+    assert 'rack-1' not in text and 'h1' not in text and 'zone-a' not in text
