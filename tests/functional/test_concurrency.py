@@ -201,3 +201,67 @@ class OneSchedulerWithoutBackendTest(ConcurrentBootsTest):
 
     OPTIONS = {}
     BOOTS_PER_CASE = 24
+
+
+HOLDER = '''
+import sys, time
+from tooz import coordination
+url, name, seconds = sys.argv[1], sys.argv[2].encode(), float(sys.argv[3])
+coord = coordination.get_coordinator(url, b'another-scheduler-process')
+coord.start(start_heart=True)
+lock = coord.get_lock(name)
+assert lock.acquire(blocking=True)
+print('held', flush=True)
+time.sleep(seconds)
+released = time.time()
+lock.release()
+print(f'released {released!r}', flush=True)
+coord.stop()
+'''
+
+
+class LockInAnotherProcessTest(base.ScopedPoliciesTestCase):
+    """The serialisation point lives outside the scheduler process: while
+    another OS process (standing in for a second nova-scheduler, sharing no
+    memory with this one) holds a group's lock in Redis, a boot into that
+    group is not scheduled; it is, as soon as the lock is released."""
+
+    OPTIONS = {'coordination_backend_url': REDIS_URL}
+
+    def setUp(self):
+        _redis_or_fail()
+        super().setUp()
+        self.addCleanup(coordination.reset)
+        self.addCleanup(coordination.uninstall)
+        self.assertTrue(coordination.install())
+
+    def test_a_boot_waits_for_the_lock_another_process_holds(self):
+        import subprocess
+        import sys
+        group = self._group('soft-anti-affinity')
+        holder = subprocess.Popen(
+            [sys.executable, '-c', HOLDER, REDIS_URL,
+             (coordination.LOCK_PREFIX + group['id'].encode()).decode(),
+             '3'], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(holder.wait, 30)
+        self.assertEqual('held', holder.stdout.readline().strip())
+        claimed = []
+        real = report.SchedulerReportClient.claim_resources
+
+        def claim(client, ctxt, consumer, *args, **kwargs):
+            claimed.append(time.time())
+            return real(client, ctxt, consumer, *args, **kwargs)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova.scheduler.client.report.SchedulerReportClient.'
+            'claim_resources', claim))
+        server = self._build_server(name='waits', image_uuid=base.IMAGE,
+                                    networks='none')
+        created = self.api.post_server({'server': server,
+                                        'os:scheduler_hints': {
+            'group': group['id'],
+            'scoped_policies': jsonutils.dumps(
+                {'policies': ['anti-affinity:rack']})}})
+        released = float(holder.stdout.readline().split()[1])
+        self._wait_for_state_change(created, 'ACTIVE')
+        self.assertEqual(1, len(claimed))
+        self.assertGreaterEqual(claimed[0], released)
