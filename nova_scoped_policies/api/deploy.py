@@ -7,11 +7,13 @@ the route dispatcher. :func:`loadapp` builds it from a configuration.
 
 import threading
 import typing
+import urllib.parse
 
 from keystonemiddleware import auth_token
 from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_middleware import request_id
+from oslo_middleware import sizelimit
 import webob
 import webob.dec
 import webob.exc
@@ -67,15 +69,42 @@ class Service:
         return self._nova
 
 
+def _unreadable(environ) -> typing.Optional[str]:
+    """What of the request is not UTF-8 (the path or the query), or None."""
+    for key, what in (('PATH_INFO', 'path'), ('QUERY_STRING', 'query')):
+        raw = environ.get(key, '')
+        try:
+            text = raw.encode('latin-1').decode('utf-8')
+            if key == 'QUERY_STRING':
+                urllib.parse.unquote(text, errors='strict')
+        except UnicodeError:
+            return what
+    return None
+
+
+_IDENTITY_HEADERS = ('X-Project-Id', 'X-User-Id', 'X-Roles')
+
+
 class FaultWrapper:
     """Unexpected errors become a JSON 500; the traceback goes to the log
-    only."""
+    only. Requests nothing behind can read (a path or query that is not
+    UTF-8, identity headers over 255 characters) are a JSON 400 here."""
 
     def __init__(self, app) -> None:
         self.app = app
 
     @webob.dec.wsgify
     def __call__(self, req: webob.Request) -> webob.Response:
+        bad = _unreadable(req.environ)
+        if bad is not None:
+            req.environ['PATH_INFO'] = '/'
+            req.environ['QUERY_STRING'] = ''
+            return util.fault(req, webob.exc.HTTPBadRequest(
+                explanation=f'the {bad} of the request is not UTF-8'))
+        for header in _IDENTITY_HEADERS:
+            if len(req.headers.get(header, '')) > 255:
+                return util.fault(req, webob.exc.HTTPBadRequest(
+                    explanation=f'{header}: longer than 255 characters'))
         try:
             return req.get_response(self.app)
         except Exception:
@@ -207,5 +236,7 @@ def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
             app, {'oslo_config_config': conf})
     app = PublicPaths(app, authenticated)
     app = MicroversionMiddleware(app)
+    # [oslo_middleware] max_request_body_size (114,688 bytes): 413 beyond
+    app = sizelimit.RequestBodySizeLimiter(app, conf)
     app = FaultWrapper(app)
     return request_id.RequestId(app)

@@ -1,6 +1,7 @@
 """Helpers every handler uses: JSON in and out, ids, errors."""
 
 import functools
+import re
 import typing
 import uuid as uuidlib
 
@@ -12,6 +13,8 @@ import webob.exc
 
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies import policy
+
+SHOWN = 64
 
 CONTEXT = 'nsp.context'
 SERVICE = 'nsp.service'
@@ -90,25 +93,59 @@ def _path(error: jsonschema.ValidationError) -> str:
     return out or 'body'
 
 
+MAX_DEPTH = 32
+"""Deepest nesting of lists and objects a body may have."""
+_BAD_CHARACTER = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]')
+
+
+def _checked(data, path: str = 'body', depth: int = 0) -> None:
+    """Refuse nesting beyond :data:`MAX_DEPTH` and strings with control
+    characters or lone surrogates (no database stores them alike)."""
+    if depth > MAX_DEPTH:
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'{path}: nested deeper than {MAX_DEPTH} levels')
+    if isinstance(data, str):
+        if _BAD_CHARACTER.search(data):
+            raise webob.exc.HTTPBadRequest(
+                explanation=f'{path}: control characters and lone '
+                'surrogates are not allowed')
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            where = f'{path}.{key}' if path != 'body' else str(key)
+            _checked(key, where[:200], depth + 1)
+            _checked(value, where[:200], depth + 1)
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            _checked(value, f'{path}[{i}]', depth + 1)
+
+
 def extract_json(req: webob.Request, schema: dict) -> dict:
     """The request body, validated against ``schema``.
 
-    :raises webob.exc.HTTPBadRequest: naming the first bad field.
+    :raises webob.exc.HTTPBadRequest: naming the first bad field, echoing
+        at most a short prefix of a bad value.
     """
     if req.content_type != 'application/json':
         raise webob.exc.HTTPUnsupportedMediaType(
             explanation='The body must be application/json.')
     try:
         data = jsonutils.loads(req.body or b'')
+    except RecursionError:
+        raise webob.exc.HTTPBadRequest(
+            explanation=f'body: nested deeper than {MAX_DEPTH} levels')
     except ValueError as exc:
         raise webob.exc.HTTPBadRequest(
-            explanation=f'Malformed JSON: {exc}')
+            explanation=f'Malformed JSON: {policy.shown(str(exc))}')
+    _checked(data)
     errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(data),
                     key=lambda e: (len(e.absolute_path), str(e.message)))
     if errors:
         error = errors[0]
+        message = error.message
+        if len(message) > 2 * SHOWN:
+            message = message[:2 * SHOWN] + '...'
         raise webob.exc.HTTPBadRequest(
-            explanation=f'{_path(error)}: {error.message}')
+            explanation=f'{_path(error)[:200]}: {message}')
     return data
 
 
@@ -125,7 +162,7 @@ def check_uuid(value: str, field: str) -> str:
         return str(uuidlib.UUID(value))
     except (ValueError, TypeError, AttributeError):
         raise webob.exc.HTTPBadRequest(
-            explanation=f'{field}: {value!r}: must be a uuid')
+            explanation=f'{field}: {policy.shown(value)}: must be a uuid')
 
 
 def bad_policy(exc: policy.PolicyError) -> webob.exc.HTTPBadRequest:

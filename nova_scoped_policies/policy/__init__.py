@@ -1,6 +1,7 @@
 """The group policy document: model, parser and errors (pure Python)."""
 
 from nova_scoped_policies.policy.errors import PolicyError  # noqa: F401
+from nova_scoped_policies.policy.errors import shown  # noqa: F401
 from nova_scoped_policies.policy.model import HOST_SCOPE  # noqa: F401
 from nova_scoped_policies.policy.model import Policy  # noqa: F401
 from nova_scoped_policies.policy.model import PolicyDocument  # noqa: F401

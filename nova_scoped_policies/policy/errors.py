@@ -18,4 +18,19 @@ class PolicyError(ValueError):
         self.field = field
         self.value = value
         self.problem = problem
-        super().__init__(f"{field}: {value!r}: {problem}")
+        super().__init__(f"{field}: {shown(value)}: {problem}")
+
+
+SHOWN = 64
+"""Most characters of a bad value an error repeats."""
+
+
+def shown(value: object) -> str:
+    """``repr(value)``, cut to :data:`SHOWN` characters: an error never
+    echoes a long value back."""
+    try:
+        text = repr(value) if not isinstance(value, int) or \
+            abs(value) < 10 ** SHOWN else f'<{value.bit_length()}-bit int>'
+    except ValueError:   # ints beyond Python's str conversion limit
+        text = '<a very large number>'
+    return text if len(text) <= SHOWN else text[:SHOWN] + '...'

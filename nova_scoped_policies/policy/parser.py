@@ -19,6 +19,7 @@ import re
 import typing
 
 from nova_scoped_policies.policy.errors import PolicyError
+from nova_scoped_policies.policy.errors import shown
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
@@ -57,14 +58,22 @@ def validate_scope_name(field: str, value: object) -> str:
     return value
 
 
+MAX_INT = 1000000
+"""Largest value of a rule: no group holds a million servers."""
+
+
 def _positive_int(field: str, value: object) -> int:
-    # Nova keeps group rules as strings ("3"); accept those, refuse bools.
-    if isinstance(value, str) and value.isdigit():
+    # Nova keeps group rules as strings ("3"); accept ASCII digits, refuse
+    # bools, other digits ("²") and huge numbers.
+    if isinstance(value, str) and value.isascii() and value.isdigit() \
+            and len(value) <= 7:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise PolicyError(field, value, 'must be an integer >= 1')
     if value < 1:
         raise PolicyError(field, value, 'must be an integer >= 1')
+    if value > MAX_INT:
+        raise PolicyError(field, value, f'must be at most {MAX_INT}')
     return value
 
 
@@ -82,13 +91,14 @@ def parse_policy(text: object, field: str = 'policy') -> Policy:
     try:
         ptype = PolicyType(parts[0])
     except ValueError:
-        raise PolicyError(field, text, f'unknown policy type {parts[0]!r}; '
-                          f'expected one of {_TYPES}') from None
+        raise PolicyError(field, text, 'unknown policy type '
+                          f'{shown(parts[0])}; expected one of {_TYPES}'
+                          ) from None
     scope = HOST_SCOPE
     if len(parts) > 1:
         scope = parts[1]
         if not _SCOPE_RE.match(scope):
-            raise PolicyError(field, text, f'invalid scope {scope!r}: a '
+            raise PolicyError(field, text, f'invalid scope {shown(scope)}: a '
                               'scope name is 1-64 letters, digits, "_", "." '
                               'or "-"')
     identifier = None
@@ -96,7 +106,7 @@ def parse_policy(text: object, field: str = 'policy') -> Policy:
         identifier = parts[2]
         if not _IDENTIFIER_RE.match(identifier):
             raise PolicyError(field, text, f'invalid identifier '
-                              f'{identifier!r}: expected a domain id')
+                              f'{shown(identifier)}: expected a domain id')
     return Policy(ptype, scope, identifier)
 
 

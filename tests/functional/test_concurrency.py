@@ -256,11 +256,10 @@ class LockInAnotherProcessTest(base.ScopedPoliciesTestCase):
             'claim_resources', claim))
         server = self._build_server(name='waits', image_uuid=base.IMAGE,
                                     networks='none')
+        hints = {'group': group['id'], 'scoped_policies': jsonutils.dumps(
+            {'policies': ['anti-affinity:rack']})}
         created = self.api.post_server({'server': server,
-                                        'os:scheduler_hints': {
-            'group': group['id'],
-            'scoped_policies': jsonutils.dumps(
-                {'policies': ['anti-affinity:rack']})}})
+                                        'os:scheduler_hints': hints})
         released = float(holder.stdout.readline().split()[1])
         self._wait_for_state_change(created, 'ACTIVE')
         self.assertEqual(1, len(claimed))

@@ -60,6 +60,8 @@ def driver(request, world):
     class Conf:
         class policy_store:
             connection = str(world.store.engine.url)
+            connect_timeout = 5
+            max_retries = 1
     return sql.SqlStore(Conf)
 
 
