@@ -26,6 +26,7 @@ from nova_scoped_policies.api import policy as policy_mod
 from nova_scoped_policies.api import util
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import migration
 from nova_scoped_policies.placement import client as pc
 
 LOG = logging.getLogger(__name__)
@@ -221,10 +222,14 @@ def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
         (the service's entry points do; tests call :func:`.stacks.reap`).
     """
     nsp_conf.register_opts(conf)
+    own_store = store is None
     store = store or store_api.PolicyStore(
         conf.policy_store.connection,
         connect_timeout=conf.policy_store.connect_timeout,
         max_retries=conf.policy_store.max_retries)
+    if own_store:
+        # a service never serves from a database it does not understand
+        migration.check(store.engine)
     service = Service(conf, store, placement, nova)
     if reaper and conf.scoped_policies_api.stack_reap_interval:
         start_reaper(service)

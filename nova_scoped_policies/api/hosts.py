@@ -100,3 +100,26 @@ def member_placements(placement: pc.PlacementClient,
     except pc.PlacementError as exc:
         raise _unavailable('read where the members run', exc)
     return Placements(hosts, aggregates)
+
+
+def check_owner(placement: pc.PlacementClient, instance: str,
+                project_id: str) -> None:
+    """An instance joins only a group of its own project.
+
+    Placement's consumer record says whose an instance is (its allocations
+    carry the project, microversion 1.12). Another project's instance is
+    answered exactly as a missing one (404), so ids cannot be probed. An
+    instance without allocations has nowhere to reveal: it may join.
+
+    :raises webob.exc.HTTPNotFound: the instance is another project's.
+    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    """
+    try:
+        found = placement.request('GET', f'/allocations/{instance}',
+                                  version='1.12').json()
+    except pc.PlacementError as exc:
+        raise _unavailable('read whose the instance is', exc)
+    owner = found.get('project_id')
+    if found.get('allocations') and owner != project_id:
+        raise webob.exc.HTTPNotFound(
+            explanation=f'instance {instance} not found')

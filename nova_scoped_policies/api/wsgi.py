@@ -15,10 +15,12 @@ import typing
 from wsgiref import simple_server
 
 from oslo_config import cfg
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 
 from nova_scoped_policies.api import deploy
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.db import migration
 
 LOG = logging.getLogger(__name__)
 DEFAULT_CONFIG = '/etc/nova-scoped-policies/nova-scoped-policies.conf'
@@ -50,7 +52,16 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
 def main(argv=None) -> int:
     """``nova-scoped-policies-api [--config-file F]``."""
     conf = _conf(sys.argv[1:] if argv is None else argv)
-    app = deploy.loadapp(conf, reaper=True)
+    try:
+        app = deploy.loadapp(conf, reaper=True)
+    except migration.SchemaError as exc:
+        print(f'nova-scoped-policies-api: {exc}', file=sys.stderr)
+        return 2
+    except db_exc.DBError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f'nova-scoped-policies-api: [policy_store] connection: '
+              f'{first[:300]}', file=sys.stderr)
+        return 2
     opts = conf.scoped_policies_api
     server = simple_server.make_server(opts.bind_host, opts.bind_port, app,
                                        handler_class=_QuietHandler)

@@ -336,8 +336,9 @@ class PolicyStore:
                         models.ScopedGroupMember.instance_uuid ==
                         instance_uuid)).first()
                 if other is not None:
+                    # never name the group: it may be another project's
                     raise Conflict(f'instance {instance_uuid} is a member '
-                                   f'of server group {other} already')
+                                   'of a server group already')
                 if (max_members is not None
                         and len(row.members) >= max_members):
                     raise Conflict(f'server group {uuid} has '

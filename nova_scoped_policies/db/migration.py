@@ -34,3 +34,20 @@ def head() -> str:
     config = _config(None)
     scripts = alembic_script.ScriptDirectory.from_config(config)
     return scripts.get_current_head()
+
+
+class SchemaError(RuntimeError):
+    """The database is not at the revision this code needs."""
+
+
+def check(engine) -> None:
+    """Refuse a database behind or beyond this code's schema.
+
+    :raises SchemaError: with one line saying what to do.
+    """
+    found, wanted = version(engine), head()
+    if found != wanted:
+        raise SchemaError(
+            f'the policy store database is at revision '
+            f'{found or "none (empty)"}, this code needs {wanted}: run '
+            '"nova-scoped-policies-manage db sync" with this release')

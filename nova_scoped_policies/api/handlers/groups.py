@@ -141,10 +141,11 @@ def group_action(req: webob.Request) -> webob.Response:
     data = util.extract_json(req, schemas.ACTION)
     if 'add_instance' in data:
         record = _group(req, rules.ADD_INSTANCE)
+        instance = util.check_uuid(data['add_instance']['instance_id'],
+                                   'add_instance.instance_id')
+        hosts.check_owner(service.placement, instance, record['project_id'])
         record = service.store.add_member(
-            record['uuid'],
-            util.check_uuid(data['add_instance']['instance_id'],
-                            'add_instance.instance_id'),
+            record['uuid'], instance,
             max_members=service.conf.scoped_policies_api.max_group_members)
     else:
         record = _group(req, rules.REMOVE_INSTANCE)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import requests
 
 BIN = os.path.dirname(sys.executable)
@@ -105,3 +106,26 @@ def test_db_sync_names_a_bad_connection_in_one_line(tmp_path):
         assert len(errors) == 1, upgrade.stderr
         assert errors[0].startswith('error: [policy_store] connection:')
         assert 'Traceback' not in upgrade.stderr
+
+
+@pytest.mark.parametrize('revision', [None, 'b1a0c0ffee01'])
+def test_the_service_refuses_a_database_not_at_head(tmp_path, revision):
+    from nova_scoped_policies.db import api as store_api
+    from nova_scoped_policies.db import migration
+    url = f'sqlite:///{tmp_path}/store.db'
+    if revision:
+        store = store_api.PolicyStore(url)
+        migration.upgrade(store.engine, revision)
+        store.engine.dispose()
+    conf = tmp_path / 'nsp.conf'
+    conf.write_text(f'[policy_store]\nconnection = {url}\n\n'
+                    '[scoped_policies_api]\nauth_strategy = noauth2\n'
+                    f'bind_port = {_free_port()}\n')
+    found = subprocess.run(
+        [os.path.join(BIN, 'nova-scoped-policies-api'), '--config-file',
+         str(conf)], capture_output=True, text=True, timeout=120)
+    assert found.returncode == 2
+    line, = [x for x in found.stderr.splitlines() if x.startswith(
+        'nova-scoped-policies-api:')]
+    assert f'at revision {revision or "none (empty)"}' in line
+    assert 'nova-scoped-policies-manage db sync' in line

@@ -108,7 +108,7 @@ def test_group_lifecycle(store):
     store.add_member(GROUP, 'i-1')
     assert store.add_member(GROUP, 'i-2', max_members=3)['members'] == [
         'i-1', 'i-2']
-    with pytest.raises(api.Conflict, match='member of server group'):
+    with pytest.raises(api.Conflict, match='member of a server group'):
         store.add_member(GROUP, 'i-1')
     with pytest.raises(api.Conflict, match='2 members, the most allowed'):
         store.add_member(GROUP, 'i-3', max_members=2)
@@ -128,8 +128,11 @@ def test_an_instance_is_in_one_group(store):
     store.create_group(GROUP, 'p', doc)
     store.create_group(other, 'p', doc)
     store.add_member(GROUP, 'i-1')
-    with pytest.raises(api.Conflict, match=f'member of server group {GROUP}'):
+    # the other group is never named: it may be another project's
+    with pytest.raises(api.Conflict) as caught:
         store.add_member(other, 'i-1')
+    assert str(caught.value) == ('instance i-1 is a member of a server '
+                                 'group already')
 
 
 def test_scopes_in_use_cannot_go(store):
@@ -182,7 +185,7 @@ def test_uuids_are_stored_and_matched_in_canonical_form(store):
     assert store.get_group(GROUP.upper())['uuid'] == GROUP
     member = '00000000-0000-4000-8000-0000000000c1'
     assert store.add_member(GROUP, member.upper())['members'] == [member]
-    with pytest.raises(api.Conflict, match='member of server group'):
+    with pytest.raises(api.Conflict, match='member of a server group'):
         store.add_member(GROUP.upper(), member)
     assert store.remove_member(GROUP, member.upper())['members'] == []
     # a value that is no uuid is looked up as given, and simply misses
