@@ -96,10 +96,13 @@ class PolicyStore:
     # -- scopes ----------------------------------------------------------
 
     @staticmethod
-    def _scope(session, ref: str) -> models.PolicyScope:
-        row = session.scalars(sa.select(models.PolicyScope).where(
+    def _scope(session, ref: str, lock: bool = False) -> models.PolicyScope:
+        query = sa.select(models.PolicyScope).where(
             sa.or_(models.PolicyScope.uuid == canonical_uuid(ref),
-                   models.PolicyScope.name == ref))).first()
+                   models.PolicyScope.name == ref))
+        if lock:   # SELECT ... FOR UPDATE (PostgreSQL, MariaDB)
+            query = query.with_for_update()
+        row = session.scalars(query).first()
         if row is None:
             raise NotFound(f'policy scope {ref} not found')
         return row
@@ -205,15 +208,27 @@ class PolicyStore:
         return [row.uuid for row in rows if predicate(
             policy.parse_document(jsonutils.loads(row.document)))]
 
-    def add_aggregate(self, ref: str, aggregate_uuid: str) -> dict:
+    def add_aggregate(self, ref: str, aggregate_uuid: str,
+                      check: typing.Optional[typing.Callable[
+                          [typing.List[str]], None]] = None) -> dict:
         """Make an aggregate a domain of the scope.
 
+        :param check: called with the scope's current aggregates while the
+            scope's row is locked, inside the writing transaction; raises
+            to refuse (the host-overlap check), so that two changes of one
+            scope at once are checked one after the other.
         :raises Conflict: the aggregate is a domain of a scope already.
         """
         aggregate_uuid = canonical_uuid(aggregate_uuid)
         try:
             with self._writer() as session:
-                row = self._scope(session, ref)
+                row = self._scope(session, ref, lock=True)
+                current = [a.aggregate_uuid for a in row.aggregates]
+                if aggregate_uuid in current:
+                    raise Conflict(f'aggregate {aggregate_uuid} is a domain '
+                                   f'of scope {row.name} already')
+                if check is not None:
+                    check(current)
                 session.add(models.PolicyScopeAggregate(
                     scope_id=row.id, aggregate_uuid=aggregate_uuid))
                 session.flush()
@@ -256,9 +271,12 @@ class PolicyStore:
     # -- groups ----------------------------------------------------------
 
     @staticmethod
-    def _group(session, uuid: str) -> models.ScopedGroup:
-        row = session.scalars(sa.select(models.ScopedGroup).where(
-            models.ScopedGroup.uuid == canonical_uuid(uuid))).first()
+    def _group(session, uuid: str, lock: bool = False) -> models.ScopedGroup:
+        query = sa.select(models.ScopedGroup).where(
+            models.ScopedGroup.uuid == canonical_uuid(uuid))
+        if lock:
+            query = query.with_for_update()
+        row = session.scalars(query).first()
         if row is None:
             raise NotFound(f'server group {uuid} has no scoped policies')
         return row
@@ -329,7 +347,9 @@ class PolicyStore:
         instance_uuid = canonical_uuid(instance_uuid)
         try:
             with self._writer() as session:
-                row = self._group(session, uuid)
+                # the group's row stays locked until commit: adders to one
+                # group count its members one after the other
+                row = self._group(session, uuid, lock=True)
                 other = session.scalars(
                     sa.select(models.ScopedGroup.uuid).join(
                         models.ScopedGroupMember).where(

@@ -79,6 +79,9 @@ class ScopedGroupMember(BASE, _Base):
     __table_args__ = (
         sa.UniqueConstraint('group_id', 'instance_uuid',
                             name='uniq_scoped_group_members0group0instance'),
+        # an instance is in at most one group, whatever runs at once
+        sa.UniqueConstraint('instance_uuid',
+                            name='uniq_scoped_group_members0instance'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)

@@ -110,11 +110,12 @@ def scope_action(req: webob.Request) -> webob.Response:
     if 'add_aggregate' in data:
         context.can(rules.ADD_AGGREGATE)
         aggregate = data['add_aggregate']['aggregate']
-        record = service.store.get_scope(ref)
-        if aggregate not in record['aggregates']:
-            _check_hosts(service, record['name'], record['aggregates'],
-                         [aggregate])
-        record = service.store.add_aggregate(ref, aggregate)
+        name = service.store.get_scope(ref)['name']
+        # checked with the scope's row locked: two aggregates added to one
+        # scope at once are checked one after the other
+        record = service.store.add_aggregate(
+            ref, aggregate, check=lambda current: _check_hosts(
+                service, name, current, [aggregate]))
     else:
         context.can(rules.REMOVE_AGGREGATE)
         record = service.store.remove_aggregate(
