@@ -65,7 +65,8 @@ class Plans:
 
     def plan(self, entry: sc.StackEntry) -> int:
         started = time.perf_counter()
-        record = {'status': 'infeasible', 'assignments': {}, 'reason': ''}
+        record = {'status': 'infeasible', 'assignments': {}, 'reason': '',
+                  'confirmed': False}
         for attempt in range(2):   # a 409 from Placement: decide again
             try:
                 decision = solver.decide(entry.stack, self.world(),
@@ -124,7 +125,7 @@ class Plans:
         held = self._holds.pop(entry.name, None)
         if held is not None:
             holds.confirm(self.sim.placement, held, ())
-            self.records[entry.name]['status'] = 'confirmed'
+            self.records[entry.name]['confirmed'] = True
         return 0
 
     # -- helpers ---------------------------------------------------------

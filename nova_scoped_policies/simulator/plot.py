@@ -105,7 +105,9 @@ def _plan(ax, name, plan, topology, colours, patches, ticker) -> None:
     ax.set_ylabel('decided servers')
     ax.yaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     ax.legend(handles=legend, fontsize=7, loc='upper right')
-    title = f'stack {name}: {plan["status"]}, {len(hosts)} servers'
+    title = (f'stack {name}: {plan["status"]}'
+             f'{", confirmed" if plan.get("confirmed") else ""}, '
+             f'{len(hosts)} servers')
     if plan['reason']:
         title += f' ({plan["reason"][:90]})'
     ax.set_title(title, fontsize=9)

@@ -44,7 +44,9 @@ def to_table(result: dict) -> str:
         lines.append('')
     for stack, plan in sorted(result.get('plans', {}).items(),
                               key=lambda item: natural(item[0])):
-        lines.append(f'Stack {stack}: {plan["status"]} in '
+        status = plan['status'] + (', confirmed'
+                                   if plan.get('confirmed') else '')
+        lines.append(f'Stack {stack}: {status} in '
                      f'{plan["seconds"]} s' + (f': {plan["reason"]}'
                                                if plan['reason'] else ''))
         rows = sorted(plan['assignments'].items(),

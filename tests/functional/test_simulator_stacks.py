@@ -63,7 +63,8 @@ def test_one_at_a_time_fails_where_the_joint_decision_fits(placement):
     failed = {f['server'] for f in result['failures']}
     assert failed == {f'big-{i}' for i in range(1, 7)}
     plan = result['plans']['app']
-    assert plan['status'] == 'confirmed' and plan['reason'] == ''
+    assert plan['status'] == 'reserved' and plan['reason'] == ''
+    assert plan['confirmed']
     placed = {p['server']: p for p in result['placements']}
     stack_servers = [f's-{i}' for i in range(1, 5)] + [
         f'b-{i}' for i in range(1, 7)]
@@ -91,7 +92,7 @@ def test_holds_keep_the_capacity_until_the_servers_boot():
     assert [f['server'] for f in result['failures']] == ['intruder-1']
     assert sorted(p['server'] for p in result['placements']) == [
         'web-1', 'web-2', 'web-3', 'web-4']
-    assert result['plans']['app']['status'] == 'confirmed'
+    assert result['plans']['app']['confirmed']
     assert result['holds_left'] == 0
 
 
@@ -120,6 +121,7 @@ def test_an_infeasible_plan_says_why_and_boots_nothing():
     result = run(data)
     plan = result['plans']['app']
     assert plan == {'status': 'infeasible', 'assignments': {},
+                    'confirmed': False,
                     'reason': 'stack.group: anti-affinity:rack cannot be '
                               'met with the capacity left',
                     'seconds': plan['seconds']}
@@ -183,7 +185,8 @@ def test_json_report_has_the_plans(capsys):
     assert cli.main(['simulate', EXAMPLE, '--format', 'json']) == 0
     out = json.loads(capsys.readouterr().out)
     plan = out['plans']['app']
-    assert set(plan) == {'status', 'assignments', 'reason', 'seconds'}
+    assert set(plan) == {'status', 'assignments', 'reason', 'seconds',
+                         'confirmed'}
     assert collections.Counter(plan['assignments'].values()).most_common(1)[
         0][1] == 1
 
@@ -192,4 +195,4 @@ def test_plot_shows_the_decision(tmp_path, capsys):
     path = tmp_path / 'stack.png'
     assert cli.main(['simulate', EXAMPLE, '--plot', str(path)]) == 0
     assert path.stat().st_size > 10000
-    assert 'Stack app: confirmed' in capsys.readouterr().out
+    assert 'Stack app: reserved, confirmed' in capsys.readouterr().out
