@@ -108,57 +108,58 @@ class ShowStack(command.ShowOne):
         return common.show(_servers(body['stack']), COLUMNS)
 
 
-class RenewStack(command.ShowOne):
-    """Extend a decision's lease."""
+class _StackAction(command.ShowOne):
+    """``POST /stacks/{id}/action`` with the body :meth:`body` makes."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _stack_arg(parser)
+        self.add_arguments(parser)
+        return parser
+
+    def add_arguments(self, parser) -> None:
+        """The action's own arguments."""
+
+    def body(self, args) -> dict:
+        raise NotImplementedError
+
+    def take_action(self, args):
+        body = common.client(self).request(
+            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
+            self.body(args))
+        return common.show(_servers(body['stack']), COLUMNS)
+
+
+class RenewStack(_StackAction):
+    """Extend a decision's lease."""
+
+    def add_arguments(self, parser) -> None:
         parser.add_argument('--lease-seconds', type=int, metavar='<n>',
                             help='new lease from now (default: the '
                             'stack\'s lease_seconds)')
-        return parser
 
-    def take_action(self, args):
-        renew = ({'lease_seconds': args.lease_seconds}
-                 if args.lease_seconds else None)
-        body = common.client(self).request(
-            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
-            {'renew': renew})
-        return common.show(_servers(body['stack']), COLUMNS)
+    def body(self, args) -> dict:
+        return {'renew': ({'lease_seconds': args.lease_seconds}
+                          if args.lease_seconds else None)}
 
 
-class ConfirmStack(command.ShowOne):
+class ConfirmStack(_StackAction):
     """The stack is built: release the holds of servers never booted."""
 
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        _stack_arg(parser)
-        return parser
-
-    def take_action(self, args):
-        body = common.client(self).request(
-            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
-            {'confirm': None})
-        return common.show(_servers(body['stack']), COLUMNS)
+    def body(self, args) -> dict:
+        return {'confirm': None}
 
 
-class BootMember(command.ShowOne):
+class BootMember(_StackAction):
     """(admin, what the scheduler does) give a member's hold back as it
     boots on its decided host."""
 
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        _stack_arg(parser)
+    def add_arguments(self, parser) -> None:
         parser.add_argument('member', metavar='<server-name>',
                             help='the server\'s name in the stack')
-        return parser
 
-    def take_action(self, args):
-        body = common.client(self).request(
-            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
-            {'boot_member': {'name': args.member}})
-        return common.show(_servers(body['stack']), COLUMNS)
+    def body(self, args) -> dict:
+        return {'boot_member': {'name': args.member}}
 
 
 class DeleteStack(command.Command):
