@@ -262,10 +262,9 @@ def stack_action(req: webob.Request) -> webob.Response:
             raise webob.exc.HTTPNotFound(
                 explanation=f'boot_member.name: {name[:64]}: no such server '
                 'in the stack')
-        names = _release(service, record, [name])
+        _release(service, record, [name])
         record = store.update(record.id, servers=[name],
                               state=stack_db.BOOTED)
-        del names
     return _render(req, record)
 
 

@@ -24,6 +24,7 @@ from nova import exception
 from nova import objects
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies.policy import shown
 from nova_scoped_policies.scheduler.request_filters import base
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.scheduler import stores
@@ -96,9 +97,10 @@ class ScopedPlanFilter(base.RequestFilter):
             LOG.warning('%s: policy store unavailable: %s', self.name, exc)
             raise _failed('the policy store did not answer; try again')
         if found is None or found.project_id != request_spec.project_id:
-            raise _failed(f'decision {plan} has no server {member!r}')
+            raise _failed(f'decision {shown(plan)} has no server '
+                          f'{shown(member)}')
         if found.state == stack_db.RELEASED:
-            raise _failed(f'the hold of {member!r} was released (lease '
+            raise _failed(f'the hold of {shown(member)} was released (lease '
                           'expired or stack confirmed); decide again')
         base.destination(request_spec).host = found.host
         if found.state == stack_db.HELD:
