@@ -159,7 +159,7 @@ def test_cli_plot_without_groups_keeps_the_report(tmp_path, capsys, fmt):
                                               'licensed-windows.yaml'),
                      '--format', fmt, '--plot', str(tmp_path / 'x.png')]) == 1
     captured = capsys.readouterr()
-    assert 'no group to plot' in captured.err
+    assert 'no group or stack to plot' in captured.err
     if fmt == 'json':
         assert json.loads(captured.out)['stats']['placed'] == 10
     else:
