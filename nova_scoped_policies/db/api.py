@@ -123,7 +123,7 @@ class PolicyStore:
         aggregates = [canonical_uuid(a) for a in aggregates]
         if uuid is not None:
             uuid = canonical_uuid(uuid)
-        taken = [(a, self._owner(a)) for a in aggregates if self._owner(a)]
+        taken = self._owners(aggregates)
         if taken:
             raise Conflict('; '.join(f'aggregate {a} is a domain of scope '
                                      f'{owner} already'
@@ -192,7 +192,8 @@ class PolicyStore:
     def delete_scope(self, ref: str) -> None:
         """:raises Conflict: a stored group has a policy or rule on it."""
         with self._writer() as session:
-            row = self._scope(session, ref)
+            # locked: a group written meanwhile waits, then finds it gone
+            row = self._scope(session, ref, lock=True)
             users = self._groups_using(session, lambda d: row.name in
                                        d.scopes)
             if users:
@@ -239,6 +240,20 @@ class PolicyStore:
             raise Conflict(f'aggregate {aggregate_uuid} is a domain of '
                            f'scope {owner} already')
 
+    def _owners(self, aggregates: typing.Sequence[str]
+                ) -> typing.List[typing.Tuple[str, str]]:
+        """(aggregate, scope name) of those already a domain of a scope:
+        one query however many aggregates."""
+        if not aggregates:
+            return []
+        with self._reader() as session:
+            return sorted(session.execute(
+                sa.select(models.PolicyScopeAggregate.aggregate_uuid,
+                          models.PolicyScope.name).join(
+                    models.PolicyScope).where(
+                    models.PolicyScopeAggregate.aggregate_uuid.in_(
+                        list(aggregates)))).all())
+
     def _owner(self, aggregate_uuid: str) -> str:
         with self._reader() as session:
             return session.scalars(
@@ -251,7 +266,7 @@ class PolicyStore:
         """:raises NotFound: the aggregate is not a domain of the scope."""
         aggregate_uuid = canonical_uuid(aggregate_uuid)
         with self._writer() as session:
-            row = self._scope(session, ref)
+            row = self._scope(session, ref, lock=True)
             link = next((a for a in row.aggregates
                          if a.aggregate_uuid == aggregate_uuid), None)
             if link is None:
@@ -281,17 +296,48 @@ class PolicyStore:
             raise NotFound(f'server group {uuid} has no scoped policies')
         return row
 
+    @staticmethod
+    def _hold_scopes(session, document: policy.PolicyDocument) -> None:
+        """Lock the rows of the scopes ``document`` names until commit, and
+        check they (and the domains its policies target) still exist: a
+        scope or domain deleted meanwhile leaves no group on it.
+
+        :raises Conflict: naming the scope or domain that is gone.
+        """
+        names = sorted(document.scopes - {policy.HOST_SCOPE})
+        if not names:
+            return
+        rows = {row.name: row for row in session.scalars(
+            sa.select(models.PolicyScope).where(
+                models.PolicyScope.name.in_(names)).with_for_update())}
+        for name in names:
+            if name not in rows:
+                raise Conflict(f'scope {name} does not exist (any more)')
+        for pol in document.policies:
+            if pol.identifier is not None and pol.scope in rows and \
+                    pol.identifier not in {a.aggregate_uuid for a in
+                                           rows[pol.scope].aggregates}:
+                raise Conflict(f'{pol.type.value}:{pol.scope}: the targeted '
+                               'domain is no domain of the scope (any more)')
+
     def create_group(self, uuid: str, project_id: str,
                      document: policy.PolicyDocument,
                      name: typing.Optional[str] = None,
-                     user_id: typing.Optional[str] = None) -> dict:
+                     user_id: typing.Optional[str] = None,
+                     check_scopes: bool = True) -> dict:
         """Save the scoped policies of a Nova server group.
 
-        :raises Conflict: the group has scoped policies already.
+        :param check_scopes: the scopes and targeted domains must exist in
+            the store, checked under their rows' locks (the simulator, whose
+            scopes come from aggregate metadata, says False).
+        :raises Conflict: the group has scoped policies already, or a
+            scope or targeted domain is gone.
         """
         uuid = canonical_uuid(uuid)
         try:
             with self._writer() as session:
+                if check_scopes:
+                    self._hold_scopes(session, document)
                 row = models.ScopedGroup(
                     uuid=uuid, project_id=project_id, user_id=user_id,
                     name=name, document=jsonutils.dumps(document.to_dict()))
@@ -304,7 +350,8 @@ class PolicyStore:
 
     def update_group(self, uuid: str,
                      document: typing.Optional[policy.PolicyDocument] = None,
-                     name: typing.Optional[str] = None) -> dict:
+                     name: typing.Optional[str] = None,
+                     check_scopes: bool = True) -> dict:
         """Change the name and/or policies; members are not re-checked.
 
         :raises NotFound: no such group.
@@ -314,6 +361,8 @@ class PolicyStore:
             if name is not None:
                 row.name = name
             if document is not None:
+                if check_scopes:
+                    self._hold_scopes(session, document)
                 row.document = jsonutils.dumps(document.to_dict())
             session.flush()
             return _group_dict(row)

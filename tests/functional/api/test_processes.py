@@ -117,3 +117,41 @@ def test_no_host_in_two_domains_of_a_scope(cluster):
         assert set(codes) <= {200, 409}
         overlaps += codes.count(200) > 1
     assert overlaps == 0
+
+
+def test_no_group_on_a_deleted_scope_and_no_leak(cluster):
+    """A tenant's group targeting a domain of an obfuscated scope, created
+    while the admin deletes the scope: either the group was refused or the
+    scope stayed; the tenant never sees the real aggregate uuid."""
+    import uuid as uuidlib
+    from nova_scoped_policies import topology as topo
+    real = fx.AGGREGATES['ZONE_X']
+    mine = topo.obfuscate(uuidlib.UUID(fx.NS), fx.PROJECTS['PROJECT_A'],
+                          real)
+    dangling = leaks = 0
+    for r in range(ROUNDS):
+        name, group = f'zone{r}', _uuid(9000 + r)
+        assert _fire(cluster, [('POST', '/os-policy-scopes', {
+            'policy_scope': {'name': name, 'allow_identifiers': True,
+                             'obfuscate_identifiers': True,
+                             'obfuscate_namespace_uuid': fx.NS,
+                             'aggregates': [real]}}, ADMIN)]) == [201]
+        created, deleted = _fire(cluster, [
+            ('POST', '/os-server-groups', {'server_group': {
+                'id': group, 'policies': [f'affinity:{name}:{mine}']}}, A),
+            ('DELETE', f'/os-policy-scopes/{name}', None, ADMIN)])
+        assert created in (200, 400, 409) and deleted in (204, 409)
+        http = requests.Session()
+        http.trust_env = False
+        shown = http.get(f'{cluster[0]}/os-server-groups/{group}',
+                         headers=A, timeout=30)
+        scope = http.get(f'{cluster[0]}/os-policy-scopes/{name}',
+                         headers=ADMIN, timeout=30)
+        dangling += shown.status_code == 200 and scope.status_code == 404
+        leaks += real in shown.text
+        # the next round takes the aggregate again
+        http.delete(f'{cluster[0]}/os-server-groups/{group}', headers=A,
+                    timeout=30)
+        http.delete(f'{cluster[0]}/os-policy-scopes/{name}', headers=ADMIN,
+                    timeout=30)
+    assert (dangling, leaks) == (0, 0)

@@ -93,6 +93,10 @@ def test_aggregates_belong_to_one_scope(store):
 def test_group_lifecycle(store):
     doc = policy.parse_document({'policies': ['anti-affinity:rack'],
                                  'rules': {'max_server_per_rack': 2}})
+    # a group only on scopes that exist, checked in its own transaction
+    with pytest.raises(api.Conflict, match='scope rack does not exist'):
+        store.create_group(GROUP, 'tenant-a', doc, name='db')
+    store.create_scope('rack')
     saved = store.create_group(GROUP, 'tenant-a', doc, name='db')
     assert saved['document'] == doc and saved['members'] == []
     with pytest.raises(api.Conflict, match='has scoped policies already'):
