@@ -120,8 +120,14 @@ def test_the_admin_sees_the_real_placements(api):
     assert audit[I3] == {'rack': AGG['RACK_B'], 'zone': AGG['ZONE_X']}
 
 
+# the classes of issue #12's fuzzer: other digits, huge numbers, control
+# characters and lone surrogates, besides ordinary values
+ODD_TEXT = st.sampled_from(['\u00b2', '9' * 5000, '\ud800', 'a\x00b',
+                            '\x1b[0m', 'x' * 300])
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers()
+    | st.integers(min_value=10 ** 300, max_value=10 ** 400)
+    | st.text(max_size=20) | ODD_TEXT,
     lambda children: st.lists(children, max_size=4)
     | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=12)
@@ -136,7 +142,8 @@ RULES = st.dictionaries(
     st.sampled_from(['max_server_per_host', 'max_server_per_rack',
                      'min_domains_rack', 'size', 'max_server_per_',
                      'other']),
-    st.one_of(st.integers(-2, 5), st.text(max_size=3), st.none()),
+    st.one_of(st.integers(-2, 5), st.text(max_size=3), st.none(), ODD_TEXT,
+              st.integers(min_value=10 ** 300, max_value=10 ** 400)),
     max_size=3)
 ROUTES = [('POST', '/os-policy-scopes'),
           ('PUT', '/os-policy-scopes/zone'),
@@ -171,3 +178,12 @@ def test_no_policy_document_makes_a_5xx(api, policies, rules, group):
 @given(raw=st.binary(max_size=60))
 def test_no_raw_bytes_make_a_5xx(api, raw):
     assert api('POST', '/os-server-groups', A, raw)[0] < 500
+
+
+@FUZZ
+@given(depth=st.integers(30, 1200), project=st.sampled_from(
+    ['p' * 256, 'project-a']))
+def test_deep_bodies_and_long_headers_make_no_5xx(api, depth, project):
+    raw = b'{"server_group":' + b'[' * depth + b']' * depth + b'}'
+    headers = dict(A, **{'X-Project-Id': project})
+    assert api('POST', '/os-server-groups', headers, raw)[0] < 500
