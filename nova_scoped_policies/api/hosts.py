@@ -103,17 +103,24 @@ def member_placements(placement: pc.PlacementClient,
 
 
 def check_owner(placement: pc.PlacementClient, instance: str,
-                project_id: str) -> None:
+                project_id: str, nova=None) -> None:
     """An instance joins only a group of its own project.
 
-    Placement's consumer record says whose an instance is (its allocations
-    carry the project, microversion 1.12). Another project's instance is
-    answered exactly as a missing one (404), so ids cannot be probed. An
-    instance without allocations has nowhere to reveal: it may join.
+    With ``[nova]`` configured, Nova says whose the server is (a server
+    Nova does not know is refused). Otherwise Placement's consumer record
+    does (its allocations carry the project, microversion 1.12); an
+    instance without allocations has nowhere to reveal and may join.
+    Another project's instance is answered exactly as a missing one (404),
+    so ids cannot be probed.
 
     :raises webob.exc.HTTPNotFound: the instance is another project's.
-    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    :raises webob.exc.HTTPServiceUnavailable: Nova or Placement failed.
     """
+    if nova is not None:
+        if nova.server_project(instance) != project_id:
+            raise webob.exc.HTTPNotFound(
+                explanation=f'instance {instance} not found')
+        return
     try:
         found = placement.request('GET', f'/allocations/{instance}',
                                   version='1.12').json()

@@ -44,6 +44,31 @@ class NovaGroups:
         group = self.group(uuid)
         return list(group['members']) if group else []
 
+    def _get(self, path: str, what: str) -> typing.Optional[dict]:
+        try:
+            resp = self.adapter.get(
+                path, raise_exc=False,
+                headers={'OpenStack-API-Version':
+                         f'compute {COMPUTE_VERSION}'})
+        except ks_exc.ClientException as exc:
+            raise webob.exc.HTTPServiceUnavailable(
+                explanation=f'cannot read {what} from Nova: {exc}')
+        if resp.status_code == 404:
+            return None
+        if resp.status_code != 200:
+            raise webob.exc.HTTPServiceUnavailable(
+                explanation=f'cannot read {what} from Nova: '
+                f'{resp.status_code}')
+        return resp.json()
+
+    def server_project(self, uuid: str) -> typing.Optional[str]:
+        """The project of a server, or None when Nova has no such server.
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
+        found = self._get(f'/servers/{uuid}', f'server {uuid}')
+        return found['server'].get('tenant_id') if found else None
+
     def group(self, uuid: str) -> typing.Optional[dict]:
         """Nova's server group (``project_id``, ``members``...), or None.
 

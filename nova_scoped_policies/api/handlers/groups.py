@@ -143,7 +143,8 @@ def group_action(req: webob.Request) -> webob.Response:
         record = _group(req, rules.ADD_INSTANCE)
         instance = util.check_uuid(data['add_instance']['instance_id'],
                                    'add_instance.instance_id')
-        hosts.check_owner(service.placement, instance, record['project_id'])
+        hosts.check_owner(service.placement, instance, record['project_id'],
+                          service.nova)
         record = service.store.add_member(
             record['uuid'], instance,
             max_members=service.conf.scoped_policies_api.max_group_members)
