@@ -41,18 +41,32 @@ def hosts_in(placement: pc.PlacementClient,
 
 def hosts_in_two_domains(placement: pc.PlacementClient,
                          existing: typing.Iterable[str],
-                         new: typing.Sequence[str]) -> typing.List[str]:
+                         new: typing.Sequence[str],
+                         nova=None) -> typing.List[str]:
     """Hosts that adding ``new`` aggregates to a scope whose domains are
     ``existing`` would put in two domains of the scope.
+
+    With ``[nova]`` configured, one call lists every aggregate's hosts
+    (scopes of thousands of aggregates); otherwise Placement is asked once
+    for the existing domains and once per new aggregate.
 
     :param placement: the Placement client.
     :param existing: the scope's aggregates now.
     :param new: the aggregates to add.
+    :param nova: the Nova client, or None.
     """
-    seen = hosts_in(placement, existing) if existing else set()
+    if nova is not None:
+        members = nova.aggregate_hosts()
+
+        def hosts_of(aggregates):
+            return set().union(*(members.get(a, ()) for a in aggregates))
+    else:
+        def hosts_of(aggregates):
+            return hosts_in(placement, aggregates)
+    seen = hosts_of(list(existing)) if existing else set()
     twice: typing.Set[str] = set()
     for aggregate in new:
-        hosts = hosts_in(placement, [aggregate])
+        hosts = hosts_of([aggregate])
         twice |= hosts & seen
         seen |= hosts
     return sorted(twice)

@@ -61,6 +61,16 @@ class NovaGroups:
                 f'{resp.status_code}')
         return resp.json()
 
+    def aggregate_hosts(self) -> typing.Dict[str, typing.FrozenSet[str]]:
+        """Every host aggregate's hosts, in one call: aggregate uuid ->
+        compute host names.
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
+        found = self._get('/os-aggregates', 'the host aggregates') or {}
+        return {a['uuid']: frozenset(a.get('hosts') or ())
+                for a in found.get('aggregates', ())}
+
     def server_project(self, uuid: str) -> typing.Optional[str]:
         """The project of a server, or None when Nova has no such server.
 

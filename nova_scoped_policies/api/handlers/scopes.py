@@ -49,7 +49,8 @@ def show_scope(req: webob.Request) -> webob.Response:
 
 
 def _check_hosts(service, scope_name, existing, new) -> None:
-    twice = hosts.hosts_in_two_domains(service.placement, existing, new)
+    twice = hosts.hosts_in_two_domains(service.placement, existing, new,
+                                       service.nova)
     if twice:
         raise webob.exc.HTTPConflict(
             explanation=f'hosts {", ".join(twice)} would be in two domains '

@@ -43,3 +43,18 @@ def test_placement_decides_otherwise():
         hosts.check_owner(mine, 'i1', 'q')
     # no allocations: nothing to reveal, it may join
     hosts.check_owner(Placement({'allocations': {}}), 'i1', 'q')
+
+
+def test_host_overlap_from_nova_takes_one_call():
+    class Aggregates:
+        calls = 0
+
+        def aggregate_hosts(self):
+            self.calls += 1
+            return {f'a{i}': frozenset({f'h{i}'}) for i in range(5000)} | {
+                'b': frozenset({'h7', 'x'})}
+    nova = Aggregates()
+    found = hosts.hosts_in_two_domains(None, ['a1'], [f'a{i}' for i in
+                                                      range(2, 5000)] + ['b'],
+                                       nova)
+    assert found == ['h7'] and nova.calls == 1
