@@ -17,6 +17,7 @@ import typing
 
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
+from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.simulator import scenario as sc
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import solver
@@ -68,10 +69,12 @@ class Plans:
         record = {'status': 'infeasible', 'assignments': {}, 'reason': '',
                   'confirmed': False}
         for attempt in range(2):   # a 409 from Placement: decide again
+            world = self.world()
             try:
-                decision = solver.decide(entry.stack, self.world(),
-                                         TIME_LIMIT)
-            except model.StackError as exc:
+                stack = model.with_real_ids(entry.stack, world.topology,
+                                            entry.project)
+                decision = solver.decide(stack, world, TIME_LIMIT)
+            except (model.StackError, PolicyError) as exc:
                 record['reason'] = str(exc)
                 break
             if not decision.feasible:

@@ -432,6 +432,23 @@ def _overlap(root: Group, a: str, b: str) -> bool:
     return any(s.name in first for s in names[b].all_servers())
 
 
+def with_real_ids(stack: Stack, topology: Topology,
+                  project_id: typing.Optional[str]) -> Stack:
+    """The stack with every leaf policy that targets a domain in the
+    domain's real id (tenants write their own, possibly obfuscated, ids).
+
+    :raises PolicyError: naming the field, for an identifier the tenant
+        cannot target.
+    """
+    def walk(group: Group) -> Group:
+        if group.leaf:
+            return dataclasses.replace(group, document=topology.to_real(
+                group.document, project_id))
+        return dataclasses.replace(group, members=tuple(
+            walk(m) for m in group.members))
+    return dataclasses.replace(stack, root=walk(stack.root))
+
+
 def check_topology(stack: Stack, topology: Topology) -> None:
     """Check a stack against the scopes the cloud defines.
 

@@ -10,7 +10,6 @@ by the reaper (:func:`reap`), which also runs before each ``/stacks``
 request.
 """
 
-import dataclasses
 import datetime
 import logging
 import uuid as uuidlib
@@ -128,20 +127,6 @@ def _render(req, record, status=200) -> webob.Response:
         record, views.viewer(req))}, status=status)
 
 
-def _real_ids(stack: model.Stack, topology, project_id: str) -> model.Stack:
-    """Leaf policies that target a domain, in real identifiers."""
-    def walk(group):
-        if group.leaf:
-            return dataclasses.replace(group, document=topology.to_real(
-                group.document, project_id))
-        return dataclasses.replace(group, members=tuple(
-            walk(m) for m in group.members))
-    try:
-        return dataclasses.replace(stack, root=walk(stack.root))
-    except policy.PolicyError as exc:
-        raise util.bad_policy(exc)
-
-
 def _infeasible(reason: str) -> webob.exc.HTTPConflict:
     exc = webob.exc.HTTPConflict(
         explanation=f'the stack does not fit: {reason}')
@@ -195,7 +180,10 @@ def create_stack(req: webob.Request) -> webob.Response:
     project, user = context.project_id, context.user_id or context.project_id
     admin = context.can(scope_rules.REAL_IDS, fatal=False)
     topology = views.scopes_topology(service.store.list_scopes())
-    stack = _real_ids(stack, topology, project)
+    try:
+        stack = model.with_real_ids(stack, topology, project)
+    except policy.PolicyError as exc:
+        raise util.bad_policy(exc)
     decision, world, held = _decide(service, stack, project, user, admin)
     providers = {h.name: h.provider for h in world.hosts}
     record = stack_db.StackRecord(

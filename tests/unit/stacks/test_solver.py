@@ -221,3 +221,24 @@ def test_merging_hosts_into_classes_changes_nothing(seed):
     if merged.feasible:
         assert merged.optimal and per_host.optimal
         assert merged.cost == per_host.cost
+
+
+def test_a_leaf_targets_a_domain_by_the_tenants_own_id():
+    import uuid as uuidlib
+    from nova_scoped_policies import topology as topo
+    namespace = uuidlib.UUID('6f72348f-df5d-4e0f-a043-4be92996dbfe')
+    base_world = make_world([2, 2], lambda r, i: {'VCPU': 8})
+    topology = Topology(
+        [Scope('rack', allow_identifiers=True, obfuscate_identifiers=True,
+               namespace=namespace)],
+        [base_world.topology.domain(f'rack-{r}') for r in (0, 1)])
+    world = solver.World(base_world.hosts, topology)
+    mine = topo.obfuscate(namespace, 'tenant-a', 'rack-1')
+    s = stack(leaf('g', 2, 1, [f'affinity:rack:{mine}']))
+    real = model.with_real_ids(s, topology, 'tenant-a')
+    assert real.root.document.policies[0].identifier == 'rack-1'
+    decision = solver.decide(real, world)
+    assert {rack(h) for h in decision.assignments.values()} == {'r1'}
+    from nova_scoped_policies.policy import PolicyError
+    with pytest.raises(PolicyError):
+        model.with_real_ids(s, topology, 'tenant-b')
