@@ -214,6 +214,20 @@ groups never read fail closed with a reason saying so; boots outside stored
 groups are not affected. The outage is logged once when it starts and once
 when it ends. 0 retries at every request.
 """),
+    cfg.FloatOpt(
+        'placement_retry_interval',
+        default=10.0,
+        min=0.0,
+        help="""
+Seconds the scheduler stops asking Placement where group members in flight
+(scheduled, not yet on their compute node) have been claimed, after
+Placement failed to answer (a circuit breaker). Meanwhile boots into groups
+with hard scoped policies and members in flight fail at once with a reason
+saying so (fail closed); groups with soft policies only are decided without
+those members. The outage is logged once when it starts and once when it
+ends. 0 asks at every request. Each call is bounded by nova's own
+``[placement] timeout``.
+"""),
     cfg.StrOpt(
         COORDINATION_URL,
         secret=True,

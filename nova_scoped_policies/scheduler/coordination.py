@@ -7,7 +7,8 @@ both may pass ``anti-affinity:rack``. :func:`install` wraps nova's
 with hard scoped policies holds the group's lock from the start (before the
 request filters read where the members are) until nova returns, i.e. after
 nova has claimed the chosen hosts in Placement. The next holder then reads
-those claims (:class:`members.InFlightMemberLocator`). The lock is a tooz
+those claims (:class:`members.InFlightMemberLocator`). Such a request gets
+no alternate hosts (see :func:`_without_alternates`). The lock is a tooz
 lock when ``[scoped_policies] coordination_backend_url`` names a backend,
 which several schedulers need; without one it is a lock of this process,
 which serialises the requests of one nova-scheduler process only.
@@ -204,6 +205,21 @@ def _explained(call, spec_obj):
         raise exception.NoValidHost(reason=why) from exc
 
 
+def _without_alternates(selections, return_objects):
+    """Keep only the chosen host of each instance.
+
+    nova-conductor retries a failed build on the next alternate by claiming
+    it in Placement itself, without the scheduler; the alternates were
+    checked before the group's other members in flight were placed, and
+    scoped policies have no late check on the compute node. A group with
+    hard scoped policies therefore gets no alternates: its failed build
+    goes to ERROR instead of breaking the policy.
+    """
+    if not return_objects:  # the legacy answer carries no alternates
+        return selections
+    return [list(hosts[:1]) for hosts in selections]
+
+
 def _serialised(original):
     from nova import objects
     from nova_scoped_policies.scheduler import state
@@ -241,7 +257,7 @@ def _serialised(original):
                 f'this server group for more than {timeout:g} s, or the '
                 f'coordination backend did not answer (fail closed)'))
         try:
-            return call()
+            return _without_alternates(call(), return_objects)
         finally:
             try:
                 lock.release()

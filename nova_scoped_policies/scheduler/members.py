@@ -10,17 +10,32 @@ call per host), so members in flight count as soon as their claim exists.
 """
 
 import threading
+import time
 import typing
 
 from keystoneauth1 import exceptions as ks_exc
+from oslo_log import log as logging
 
 from nova import context as nova_context
 from nova import exception
 from nova import objects
 
+LOG = logging.getLogger(__name__)
+
 
 class MemberLookupError(Exception):
-    """Some cell did not answer, so the member list is incomplete."""
+    """A cell or Placement did not answer, so where the members are is
+    known only in part.
+
+    :param partial: member uuid -> host for what is known, the members
+        whose claim could not be read mapping to None; None when a cell
+        failed and nothing is known.
+    """
+
+    def __init__(self, message: str, partial: typing.Optional[
+            typing.Dict[str, typing.Optional[str]]] = None) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class NovaMemberLocator:
@@ -74,16 +89,28 @@ class InFlightMemberLocator:
     """Members' hosts from the cells, and from Placement for the members
     whose host is not set yet.
 
+    After Placement failed to answer, it is left alone for
+    ``retry_interval()`` seconds (a circuit breaker): lookups fail at once
+    with what the cells know, and the outage is logged once when it starts
+    and once when it ends.
+
     :param cells: the locator of placed members (default: nova's cells).
     :param placement: returns nova's Placement report client (read once).
+    :param retry_interval: returns the seconds to leave Placement alone
+        after a failure (0: ask at every lookup).
     """
 
-    def __init__(self, cells=None, placement=None) -> None:
+    def __init__(self, cells=None, placement=None,
+                 retry_interval: typing.Callable[[], float] = lambda: 0.0
+                 ) -> None:
         self.cells = cells or NovaMemberLocator()
         self._placement = placement
+        self._retry_interval = retry_interval
         self._client = None
         self._hosts: typing.Dict[str, str] = {}
         self._lock = threading.Lock()
+        self._failing = False
+        self._open_until = 0.0
 
     def current_members(self, context, group_uuid: str) -> typing.List[str]:
         return self.cells.current_members(context, group_uuid)
@@ -109,22 +136,51 @@ class InFlightMemberLocator:
         unplaced = [u for u in member_uuids if hosts.get(u) is None]
         if not unplaced:
             return hosts
+        partial = dict(hosts, **{u: None for u in unplaced})
+        with self._lock:
+            wait = self._open_until - time.monotonic()
+        if wait > 0:
+            raise MemberLookupError(
+                f'Placement did not answer a moment ago; the claims of the '
+                f'members in flight are read again in {wait:.0f} s',
+                partial)
         providers: typing.Dict[str, str] = {}
         for uuid in unplaced:
             try:
                 allocs = self.client.get_allocs_for_consumer(context, uuid)
             except (ks_exc.ClientException,
                     exception.ConsumerAllocationRetrievalFailed) as exc:
+                self._opened(exc)
                 raise MemberLookupError(
                     f'Placement did not return the claims of the group '
-                    f'members: {exc}') from exc
+                    f'members: {exc}', partial) from exc
             for rp_uuid in (allocs or {}).get('allocations') or {}:
                 providers.setdefault(uuid, rp_uuid)
+        self._closed()
         names = self._provider_hosts(context, set(providers.values()))
         for uuid in unplaced:
             rp_uuid = providers.get(uuid)
             hosts[uuid] = names.get(rp_uuid) if rp_uuid else None
         return hosts
+
+    def _opened(self, exc: Exception) -> None:
+        interval = self._retry_interval()
+        with self._lock:
+            self._open_until = time.monotonic() + interval
+            first, self._failing = not self._failing, True
+        if first:
+            LOG.error('Scoped policies: Placement did not return the claims '
+                      'of group members in flight: %s. Boots into groups '
+                      'with hard scoped policies fail closed, soft ones are '
+                      'decided without those members; Placement is asked '
+                      'again in %g s.', exc, interval)
+
+    def _closed(self) -> None:
+        with self._lock:
+            recovered, self._failing = self._failing, False
+        if recovered:
+            LOG.info('Scoped policies: Placement returns the claims of '
+                     'group members again.')
 
     def _provider_hosts(self, context, rp_uuids) -> typing.Dict[str, str]:
         """Compute node (root provider) uuid -> host; cached, since a

@@ -72,6 +72,13 @@ def _hard_scoped(document) -> bool:
                 or rules.min_domains)
 
 
+def _hard(document: policy.PolicyDocument) -> bool:
+    """Whether any policy or rule of ``document`` is hard, at any scope."""
+    rules = document.rules
+    return bool(any(p.hard for p in document.policies)
+                or rules.max_server_per or rules.min_domains)
+
+
 def document_for(spec_obj, stored: typing.Optional[
         policy.PolicyDocument] = None) -> typing.Optional[
         policy.PolicyDocument]:
@@ -153,7 +160,9 @@ class RequestStates:
 
     def __init__(self, locator=None, aggregates=None,
                  store=_FROM_CONF) -> None:
-        self.locator = locator or members_mod.InFlightMemberLocator()
+        self.locator = locator or members_mod.InFlightMemberLocator(
+            retry_interval=lambda:
+                CONF.scoped_policies.placement_retry_interval)
         self._store = store
         self.aggregates = aggregates or aggregate_cache.AggregateCache(
             lambda: CONF.scoped_policies.aggregate_refresh_interval,
@@ -339,7 +348,14 @@ class RequestStates:
                             if m not in members]
             if stored is not None:
                 members += [m for m in stored.members if m not in members]
-            placements = self.locator.locate(context, members)
+            try:
+                placements = self.locator.locate(context, members)
+            except members_mod.MemberLookupError as exc:
+                # soft policies only weigh: decide without the members
+                # whose claims could not be read (logged by the locator)
+                if exc.partial is None or _hard(document):
+                    raise
+                placements = exc.partial
             base_hosts = len(_list_field(group, 'hosts'))
         return _Entry(document, placements, topology, base_hosts)
 

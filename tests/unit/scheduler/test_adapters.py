@@ -185,6 +185,26 @@ def test_member_lookup_failure_fails_closed(install):
             HOSTS, spec(members=[uuids.m1]))
 
 
+def test_placement_outage_fails_closed_only_for_hard_policies(install):
+    """Placement did not return the claims of members in flight: a hard
+    scoped group fails closed; a soft one is weighed with the members the
+    cells placed."""
+    class Down:
+        def locate(self, context, wanted):
+            raise members.MemberLookupError(
+                'Placement did not answer',
+                {u: ('h1' if u == uuids.m1 else None) for u in wanted})
+    install(Down(), TOPOLOGY)
+    with pytest.raises(exception.NoValidHost, match='Placement did not'):
+        ScopedAntiAffinityFilter().filter_all(
+            HOSTS, spec(members=[uuids.m1, uuids.m2]))
+    soft = spec({'policies': ['soft-anti-affinity:rack']},
+                policy='soft-anti-affinity', members=[uuids.m1, uuids.m2])
+    assert len(ScopedAntiAffinityFilter().filter_all(HOSTS, soft)) == 6
+    evaluation = state.states().evaluation(soft)
+    assert evaluation.context.placed_hosts
+
+
 def test_all_rejected_logs_reasons_at_info(install, caplog):
     install(FakeLocator({uuids.m1: 'h1', uuids.m2: 'h3', uuids.m3: 'h5'}),
             TOPOLOGY)
@@ -229,7 +249,8 @@ def test_list_opts_for_the_config_generator():
         'enable_scoped_policy_query_filter', 'enable_scoped_plan_filter',
         'max_query_aggregates',
         'store_driver', 'store_cache_ttl', 'coordination_backend_url',
-        'coordination_lock_timeout', 'store_retry_interval'}
+        'coordination_lock_timeout', 'store_retry_interval',
+        'placement_retry_interval'}
     for group in ('scoped_policies', 'scoped_policies_api', 'policy_store'):
         for option in listed[group]:
             assert len(option.help) > 80, option.name

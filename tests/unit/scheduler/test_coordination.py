@@ -7,6 +7,7 @@ import threading
 import types
 import time
 
+from keystoneauth1 import exceptions as ks_exc
 from oslo_messaging.rpc import dispatcher
 from oslo_utils.fixture import uuidsentinel as uuids
 import pytest
@@ -163,6 +164,53 @@ def test_members_in_flight_are_located_from_their_claims(monkeypatch):
     assert sorted(placement.calls) == sorted([uuids.building, uuids.flying])
 
 
+class _DownPlacement:
+    """Placement that takes ``delay`` s to fail, as a connect timeout."""
+
+    def __init__(self, delay):
+        self.delay = delay
+        self.calls = 0
+        self.up = False
+
+    def get_allocs_for_consumer(self, context, consumer):
+        self.calls += 1
+        if self.up:
+            return {'allocations': {}}
+        time.sleep(self.delay)
+        raise ks_exc.ConnectFailure('connect timed out')
+
+
+def test_placement_failure_opens_a_circuit_breaker(caplog):
+    """An unreachable Placement costs one bounded call, then lookups fail
+    at once with what the cells know until the retry interval is over;
+    the outage is logged once when it starts and once when it ends."""
+    placement = _DownPlacement(0.3)
+    interval = [60.0]
+    locator = members.InFlightMemberLocator(
+        cells=_Cells({uuids.placed: 'h1'}), placement=lambda: placement,
+        retry_interval=lambda: interval[0])
+    wanted = [uuids.placed, uuids.flying]
+    with caplog.at_level(logging.INFO):
+        for _ in range(5):
+            started = time.monotonic()
+            with pytest.raises(members.MemberLookupError) as caught:
+                locator.locate(None, wanted)
+            assert caught.value.partial == {uuids.placed: 'h1',
+                                            uuids.flying: None}
+        assert placement.calls == 1
+        assert time.monotonic() - started < 0.05
+        assert 'read again in 60 s' in str(caught.value)
+        placement.up = True
+        locator._open_until = 0  # the interval is over
+        found = locator.locate(None, wanted)
+        assert found == {uuids.placed: 'h1', uuids.flying: None}
+        locator.locate(None, wanted)
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and 'fail closed' in errors[0].getMessage()
+    assert caplog.text.count('returns the claims of group members again') \
+        == 1
+
+
 def test_nova_aggregate_methods_are_what_the_hook_expects():
     for name in aggregate_events.EXPECTED:
         aggregate_events.check_signature(
@@ -293,5 +341,39 @@ def test_without_a_backend_one_process_is_serialised(monkeypatch):
         for thread in threads:
             thread.join()
         assert [step for step, _ in inside][:2] == ['in', 'in']
+    finally:
+        coordination.reset()
+
+
+def test_hard_scoped_groups_get_no_alternates(monkeypatch):
+    """nova-conductor would claim an alternate without the scheduler when
+    a build fails: a group with hard scoped policies gets none; other
+    requests keep nova's alternates untouched."""
+    monkeypatch.setattr(coordination, '_coordinator', None)
+
+    def nova(self, context, request_spec=None, filter_properties=None,
+             spec_obj=None, instance_uuids=None, return_objects=False,
+             return_alternates=False):
+        return [['h1', 'h2', 'h3'], ['h4', 'h5']]
+
+    class States:
+        def serialised_group(self, spec):
+            return spec.group_uuid
+
+    monkeypatch.setattr(
+        'nova_scoped_policies.scheduler.state.states', States)
+    wrapped = coordination._serialised(nova)
+
+    def select(group, **kwargs):
+        args = dict(_spec_args(), spec_obj=types.SimpleNamespace(
+            group_uuid=group), **kwargs)
+        return wrapped(None, **args)
+    try:
+        assert select(uuids.group, return_objects=True,
+                      return_alternates=True) == [['h1'], ['h4']]
+        assert select(None, return_objects=True, return_alternates=True) \
+            == [['h1', 'h2', 'h3'], ['h4', 'h5']]
+        # the legacy (dict) answer is passed on as nova built it
+        assert select(uuids.group) == [['h1', 'h2', 'h3'], ['h4', 'h5']]
     finally:
         coordination.reset()
