@@ -411,7 +411,7 @@ def test_unreachable_store(monkeypatch, caplog, down, passes):
 def test_a_bad_store_driver_fails_group_boots_only(monkeypatch, conf):
     conf.config(store_driver='nope', group='scoped_policies')
     states = _states(monkeypatch, state._FROM_CONF)
-    assert states._stored_scopes() == []
+    assert states.sources.stored_scopes() == []
     assert ScopedAntiAffinityFilter().filter_all(
         HOSTS, spec(group=False)) is HOSTS
     with pytest.raises(exception.NoValidHost, match="store_driver: 'nope'"):

@@ -1,0 +1,200 @@
+"""From nova's RequestSpec to the engine's request, without I/O.
+
+:func:`view` copies what matters of a RequestSpec into a :class:`SpecView`
+(never lazy-loading a field: that would cost a database query). The other
+functions are pure functions of plain data: which document applies
+(:func:`document`), whether its boots must be serialised
+(:func:`hard_scoped`), which members to locate (:func:`members_to_locate`)
+and the engine request (:func:`engine_request`). What they need from the
+outside world (stored policies, aggregates, members' hosts) is read by
+:class:`nova_scoped_policies.scheduler.sources.Sources`;
+:class:`nova_scoped_policies.scheduler.state.RequestStates` ties the two
+together and caches the result per request.
+"""
+
+import dataclasses
+import typing
+
+from oslo_serialization import jsonutils
+
+from nova_scoped_policies import engine
+from nova_scoped_policies import policy
+
+HINT = 'scoped_policies'
+"""Scheduler hint carrying a policy document (a JSON string) for a boot."""
+GROUP_HINT = 'group'
+
+
+@dataclasses.dataclass(frozen=True)
+class SpecView:
+    """What the scoped policies read of one RequestSpec.
+
+    :param in_group: the request names a server group.
+    :param group_uuid: its uuid, when set.
+    :param nova_policy: the group's nova policy (``anti-affinity``...).
+    :param nova_rules: the group's nova rules (``max_server_per_host``).
+    :param group_name: the group's name.
+    :param members: the group's members as the conductor saw them.
+    :param hosts: the hosts of the members, plus the hosts nova chose for
+        the earlier instances of a multi-instance request.
+    :param hint: the ``scoped_policies`` hint as given, or None.
+    :param project_id: the requesting project.
+    :param instance_uuid: the instance being scheduled.
+    """
+
+    in_group: bool = False
+    group_uuid: typing.Optional[str] = None
+    nova_policy: typing.Optional[str] = None
+    nova_rules: typing.Mapping[str, typing.Any] = dataclasses.field(
+        default_factory=dict)
+    group_name: typing.Optional[str] = None
+    members: typing.Tuple[str, ...] = ()
+    hosts: typing.Tuple[str, ...] = ()
+    hint: typing.Any = None
+    project_id: typing.Optional[str] = None
+    instance_uuid: typing.Optional[str] = None
+
+
+def _set(obj, name: str) -> bool:
+    return name in obj
+
+
+def _list_field(group, name: str) -> typing.Tuple[str, ...]:
+    if group is None or not _set(group, name):
+        return ()
+    return tuple(getattr(group, name) or ())
+
+
+def _group_of(spec_obj):
+    if _set(spec_obj, 'instance_group') and \
+            spec_obj.instance_group is not None:
+        return spec_obj.instance_group
+    return None
+
+
+def view(spec_obj) -> SpecView:
+    """Copy the fields of a RequestSpec the scoped policies read."""
+    group = _group_of(spec_obj)
+    nova_policy = None
+    rules: typing.Mapping[str, typing.Any] = {}
+    if group is not None:
+        if _set(group, 'policy') and group.policy:
+            nova_policy = group.policy
+        elif _set(group, 'policies') and group.policies:
+            nova_policy = group.policies[0]
+        # a property over ``_rules``; {} when unset, without a query
+        rules = dict(group.rules or {})
+    return SpecView(
+        in_group=group is not None,
+        group_uuid=group.uuid if group is not None and _set(group, 'uuid')
+        else None,
+        nova_policy=nova_policy, nova_rules=rules,
+        group_name=group.name if group is not None and _set(group, 'name')
+        else None,
+        members=_list_field(group, 'members'),
+        hosts=_list_field(group, 'hosts'),
+        hint=spec_obj.get_scheduler_hint(HINT),
+        project_id=spec_obj.project_id if _set(spec_obj, 'project_id')
+        else None,
+        instance_uuid=spec_obj.instance_uuid
+        if _set(spec_obj, 'instance_uuid') else None)
+
+
+def hard_scoped(document: typing.Optional[policy.PolicyDocument]) -> bool:
+    """Whether ``document`` has a hard rule on a scope wider than a host
+    (nova's own late check covers the host scope): its boots are
+    serialised."""
+    if document is None:
+        return False
+    rules = document.rules
+    return bool(any(p.hard and p.scope != policy.HOST_SCOPE
+                    for p in document.policies)
+                or any(s != policy.HOST_SCOPE for s in rules.max_server_per)
+                or rules.min_domains)
+
+
+def hard(document: policy.PolicyDocument) -> bool:
+    """Whether any policy or rule of ``document`` is hard, at any scope."""
+    rules = document.rules
+    return bool(any(p.hard for p in document.policies)
+                or rules.max_server_per or rules.min_domains)
+
+
+def parse_hint(raw: object) -> policy.PolicyDocument:
+    """Decode and validate the ``scoped_policies`` hint value.
+
+    :param raw: the hint as nova stores it (a JSON string).
+    :raises PolicyError: naming the hint and the bad field.
+    """
+    if not isinstance(raw, str):
+        raise policy.PolicyError(HINT, raw, 'must be a JSON string holding '
+                                 'a policy document')
+    try:
+        data = jsonutils.loads(raw)
+    except ValueError as exc:
+        raise policy.PolicyError(HINT, raw, f'is not valid JSON: {exc}')
+    return policy.parse_document(data, prefix=HINT)
+
+
+def document(spec: SpecView, stored: typing.Optional[
+        policy.PolicyDocument] = None, use_hint: bool = True
+             ) -> typing.Optional[policy.PolicyDocument]:
+    """The policies that apply to a request: Nova's group, the group's
+    stored policies, and the hint; None when none does.
+
+    :param spec: the request.
+    :param stored: the group's policies from the policy store, with
+        identifiers in the requesting project's form.
+    :param use_hint: False ignores the hint (the deployer's choice).
+    :raises PolicyError: the hint is malformed or contradicts the group.
+    """
+    found = None
+    if spec.in_group:
+        found = policy.from_nova_group(spec.nova_policy, spec.nova_rules,
+                                       spec.group_name)
+    if stored is not None:
+        found = (stored if found is None
+                 else policy.merge(found, stored, prefix='policy store'))
+    if spec.hint and use_hint:
+        hinted = parse_hint(spec.hint)
+        if not spec.in_group and (
+                hinted.rules.min_domains
+                or any(p.identifier is None for p in hinted.policies)):
+            raise policy.PolicyError(
+                HINT, spec.hint, 'policies without a domain identifier '
+                f'need a server group: pass the {GROUP_HINT!r} scheduler '
+                'hint too')
+        found = (hinted if found is None
+                 else policy.merge(found, hinted, prefix=HINT))
+    if found is None or found.empty:
+        return None
+    return found
+
+
+def members_to_locate(spec: SpecView, current: typing.Iterable[str] = (),
+                      stored: typing.Iterable[str] = ()) -> typing.List[str]:
+    """The request's members, in order and once each.
+
+    :param current: the group's members in the API database now (the
+        spec carries the conductor's older snapshot), read for hard scoped
+        groups only.
+    :param stored: members added through the policy store.
+    """
+    members = list(spec.members)
+    for extra in (current, stored):
+        members += [m for m in extra if m not in members]
+    return members
+
+
+def engine_request(document: policy.PolicyDocument, topology,
+                   placements: typing.Mapping[str, typing.Optional[str]],
+                   spec: SpecView, base_hosts: int) -> engine.Request:
+    """The engine's request for one instance.
+
+    :param base_hosts: how many of ``spec.hosts`` were there when the
+        members were located; nova appends the hosts it chose for the
+        earlier instances of this request after them.
+    """
+    return engine.Request(document, topology, placements,
+                          in_flight=list(spec.hosts[base_hosts:]),
+                          instance_uuid=spec.instance_uuid)

@@ -1,0 +1,125 @@
+"""What the scheduler plugins read from the outside world, built once.
+
+:class:`Sources` holds the policy store (the driver ``[scoped_policies]
+store_driver`` names, behind its cache and circuit breaker), the aggregate
+cache (scope topology and trait index, stored scopes joined in) and the
+member locator (nova's cells and Placement). It also owns the fail-closed
+rule for an unreachable store. :class:`.state.RequestStates` receives one
+and never reads CONF or loads drivers itself.
+"""
+
+import typing
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from nova import exception
+from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.scheduler import aggregate_cache
+from nova_scoped_policies.scheduler import members as members_mod
+from nova_scoped_policies.scheduler import request_builder
+from nova_scoped_policies.scheduler import stores
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+nsp_conf.register_opts(CONF)
+
+FROM_CONF = object()
+"""``store`` default: the driver ``[scoped_policies] store_driver`` names,
+loaded on first use."""
+
+
+class Sources:
+    """The store, the aggregates and the members' locations.
+
+    :param locator: finds the members' hosts (default: nova's cells and
+        Placement, with ``placement_retry_interval``).
+    :param aggregates: the cached aggregates (default: read from nova's API
+        database every ``aggregate_refresh_interval``, stored scopes joined).
+    :param store: a :class:`stores.CachedStore`, None for no store, or
+        :data:`FROM_CONF`.
+    :param conf: the configuration the defaults read.
+    """
+
+    def __init__(self, locator=None, aggregates=None, store=FROM_CONF,
+                 conf: cfg.ConfigOpts = CONF) -> None:
+        self._conf = conf
+        self._store = store
+        self.locator = locator or members_mod.InFlightMemberLocator(
+            retry_interval=lambda:
+                conf.scoped_policies.placement_retry_interval)
+        self.aggregates = aggregates or aggregate_cache.AggregateCache(
+            lambda: conf.scoped_policies.aggregate_refresh_interval,
+            stored=self.stored_scopes)
+
+    @property
+    def store(self) -> typing.Optional[stores.CachedStore]:
+        """The policy store, loaded on first use.
+
+        :raises NoValidHost: ``store_driver`` names no loadable driver (a
+            configuration error: every group boot fails closed).
+        """
+        if self._store is FROM_CONF:
+            options = self._conf.scoped_policies
+            name = options.store_driver
+            try:
+                self._store = None if not name else stores.CachedStore(
+                    stores.load_driver(name, self._conf),
+                    lambda: options.store_cache_ttl,
+                    retry_interval=lambda: options.store_retry_interval)
+            except ValueError as exc:
+                raise exception.NoValidHost(reason=f'scoped policies: {exc}')
+        return self._store
+
+    def stored_scopes(self) -> typing.List[dict]:
+        """Stored scopes for the aggregate cache. A broken store_driver
+        fails group boots (see :meth:`stored_group`), not every boot."""
+        try:
+            store = self.store
+        except exception.NoValidHost as exc:
+            LOG.error('%s', exc)
+            return []
+        return store.scopes() if store is not None else []
+
+    def stored_group(self, group_uuid: typing.Optional[str]
+                     ) -> typing.Optional[stores.StoredGroup]:
+        """The group's stored policies; fail closed on hard ones when the
+        store is unreachable, skip soft ones with a warning.
+
+        :raises NoValidHost: the store is unreachable and the group's
+            policies are hard or were never read.
+        """
+        if group_uuid is None:
+            return None
+        store = self.store
+        if store is None:
+            return None
+        try:
+            return store.group(group_uuid)
+        except stores.StoreUnavailable as exc:
+            if not stores.known(exc):
+                raise exception.NoValidHost(reason=(
+                    f'scoped policies: the policy store is unreachable and '
+                    f'server group {group_uuid} was never read from it, so '
+                    f'its policies are unknown (fail closed): {exc}'))
+            last = exc.last_known
+            if last is None:
+                return None
+            if request_builder.hard(last.document):
+                raise exception.NoValidHost(reason=(
+                    f'scoped policies: the policy store is unreachable and '
+                    f'server group {group_uuid} has hard stored policies '
+                    f'(fail closed): {exc}'))
+            LOG.warning('Policy store unreachable: skipping the soft stored '
+                        'policies of server group %s: %s', group_uuid, exc)
+            return None
+
+    def current_members(self, context, group_uuid: str) -> typing.List[str]:
+        """The group's members in the API database now (none when the
+        locator cannot tell)."""
+        current = getattr(self.locator, 'current_members', None)
+        return list(current(context, group_uuid)) if current else []
+
+    def locate(self, context, members: typing.Collection[str]):
+        """See :meth:`members.InFlightMemberLocator.locate`."""
+        return self.locator.locate(context, members)
