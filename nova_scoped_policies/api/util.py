@@ -13,6 +13,7 @@ import webob.exc
 
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies import policy
+from nova_scoped_policies import validation
 
 SHOWN = 64
 
@@ -85,14 +86,6 @@ def json_faults(func):
     return wrapper
 
 
-def _path(error: jsonschema.ValidationError) -> str:
-    out = ''
-    for part in error.absolute_path:
-        out += f'[{part}]' if isinstance(part, int) else (
-            f'.{part}' if out else str(part))
-    return out or 'body'
-
-
 MAX_DEPTH = 32
 """Deepest nesting of lists and objects a body may have."""
 _BAD_CHARACTER = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]')
@@ -141,11 +134,12 @@ def extract_json(req: webob.Request, schema: dict) -> dict:
                     key=lambda e: (len(e.absolute_path), str(e.message)))
     if errors:
         error = errors[0]
+        where = validation.path(error.absolute_path, 'body')
         message = error.message
         if len(message) > 2 * SHOWN:
             message = message[:2 * SHOWN] + '...'
         raise webob.exc.HTTPBadRequest(
-            explanation=f'{_path(error)[:200]}: {message}')
+            explanation=f'{where[:200]}: {message}')
     return data
 
 

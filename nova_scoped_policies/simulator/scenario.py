@@ -10,6 +10,7 @@ import re
 import typing
 import uuid
 
+import jsonschema
 import os_resource_classes as orc
 import yaml
 
@@ -19,12 +20,11 @@ from nova_scoped_policies.policy import PolicyDocument
 from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.stacks import model as stack_model
 from nova_scoped_policies import topology as topo
+from nova_scoped_policies import validation
 
 _NS = uuid.UUID('0a3cfbb8-8f64-4e2c-9d1e-5b0c1f4e6a77')
 SIMULATOR_OPTIONS = ('store_driver', 'store_cache_ttl')
 """[scoped_policies] options the simulator sets itself."""
-TOP_KEYS = ('scopes', 'aggregates', 'hosts', 'generate', 'config', 'groups',
-            'stacks', 'requests')
 DEFAULT_PROJECT = 'demo'
 _CUSTOM_RC = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
 
@@ -39,6 +39,110 @@ class ScenarioError(ValueError):
     def __init__(self, path: str, problem: str) -> None:
         self.path = path
         super().__init__(f'{path}: {problem}' if path else problem)
+
+
+_NAME = {'type': 'string', 'pattern': r'\A\S+\Z',
+         'x-problem': 'must be a non-empty string without spaces'}
+_POSITIVE = {'type': 'integer', 'minimum': 1,
+             'x-problem': 'must be an integer >= 1'}
+_RESOURCES = {'type': 'object', 'minProperties': 1,
+              'additionalProperties': _POSITIVE,
+              'x-problem': {
+                  'type': 'must be a mapping of resource class to amount',
+                  'minProperties': 'needs at least one resource class'}}
+_STRINGS = {'type': 'object',
+            'additionalProperties': {
+                'type': ['string', 'number', 'boolean', 'null'],
+                'x-problem': 'keys and values must be strings'},
+            'x-problem': {'type': 'must be a mapping of strings'}}
+_BOOL = {'type': 'boolean', 'x-problem': 'must be true or false'}
+_ANY = {}  # checked by the policy or stack parser, with its own paths
+
+
+def _mapping(properties, required=(), what='a mapping', nullable=False):
+    return {'type': ['object', 'null'] if nullable else 'object',
+            'properties': properties, 'required': list(required),
+            'additionalProperties': False,
+            'x-problem': {'type': f'must be {what}',
+                          'additionalProperties': 'unknown key; expected '
+                          'one of ' + ', '.join(properties)}}
+
+
+def _list(items, what):
+    return {'type': ['array', 'null'], 'items': items,
+            'x-problem': {'type': f'must be {what}'}}
+
+
+_DOCUMENT = {'policies': _ANY, 'rules': _ANY, 'llmn': _ANY, 'policy': _ANY}
+_REQUEST_KINDS = ('boot', 'delete', 'add_member', 'remove_member',
+                  'update_group', 'plan', 'boot_plan', 'confirm')
+_MEMBERSHIP = _mapping({'group': _ANY, 'server': _NAME},
+                       ('group', 'server'))
+_PLAN = _mapping({'stack': _ANY}, ('stack',))
+SCHEMA = _mapping({
+    'scopes': {'type': ['object', 'null'], 'additionalProperties': _mapping({
+        'allow_identifiers': _BOOL, 'obfuscate_identifiers': _BOOL,
+        'namespace': _ANY,
+        'parent': {'type': 'string', 'x-problem': 'must be a scope name'}},
+        what='a mapping of settings', nullable=True),
+        'x-problem': {'type': 'must be a mapping of scope name to '
+                      'settings'}},
+    'aggregates': _list(_mapping({
+        'name': _NAME, 'uuid': _ANY, 'scope': _ANY,
+        'hosts': {'type': 'array', 'x-problem': 'must be a list of host '
+                  'names'},
+        'metadata': _STRINGS}, ('name',)), 'a list of aggregates'),
+    'hosts': _list(_mapping({
+        'name': _NAME, 'resources': _RESOURCES,
+        'traits': {'type': 'array', 'x-problem': {
+            'type': 'must be a list of trait names'}}},
+        ('name', 'resources')), 'a list of hosts'),
+    'generate': _mapping({
+        'hosts': _mapping({'count': _POSITIVE, 'prefix': _NAME,
+                           'resources': _RESOURCES},
+                          ('count', 'resources')),
+        'scopes': {'type': 'object', 'additionalProperties': _POSITIVE,
+                   'x-problem': {'type': 'must be a mapping of scope to '
+                                 'domain count'}}}, ('hosts',),
+        nullable=True),
+    'config': {'type': ['object', 'null'], 'x-problem': {
+        'type': 'must be a mapping of option to value'}},
+    'groups': _list(_mapping(dict({'name': _NAME, 'project': _NAME},
+                                  **_DOCUMENT), ('name',)),
+                    'a list of groups'),
+    'stacks': _list({'type': 'object', 'properties': {'project': _NAME},
+                     'x-problem': {'type': 'must be a mapping'}},
+                    'a list of stacks'),
+    'requests': _list({
+        'type': 'object', 'minProperties': 1, 'maxProperties': 1,
+        'properties': {
+            'boot': _mapping({
+                'name': _NAME, 'group': _ANY, 'count': _POSITIVE,
+                'project': _NAME,
+                'flavor': _mapping({'resources': _RESOURCES,
+                                    'extra_specs': _STRINGS},
+                                   ('resources',)),
+                'image': _mapping({'properties': _STRINGS},
+                                  nullable=True)}, ('name', 'flavor')),
+            'delete': _NAME,
+            'add_member': _MEMBERSHIP, 'remove_member': _MEMBERSHIP,
+            'update_group': _mapping(dict({'group': _ANY}, **_DOCUMENT),
+                                     ('group',)),
+            'plan': _PLAN, 'boot_plan': _PLAN, 'confirm': _PLAN},
+        'additionalProperties': False,
+        'x-problem': {
+            'type': 'must be a mapping with one key',
+            'minProperties': f'one of {", ".join(_REQUEST_KINDS)} per '
+                             'request',
+            'maxProperties': f'one of {", ".join(_REQUEST_KINDS)} per '
+                             'request',
+            'additionalProperties': 'unknown request; expected '
+                                    f'{", ".join(_REQUEST_KINDS)}'}},
+        'a list of requests'),
+}, what='a mapping')
+"""The scenario's shape (shared/contracts/simulation.md); names,
+references and policy documents are checked by :func:`parse`."""
+_VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
 
 
 def stable_uuid(kind: str, name: str) -> str:
@@ -141,66 +245,19 @@ class Scenario:
         return topo.build(self.scopes, domains)
 
 
-def _expect(path, value, kind, what):
-    if not isinstance(value, kind) or (kind is int and isinstance(value,
-                                                                  bool)):
-        raise ScenarioError(path, f'{value!r}: must be {what}')
-    return value
-
-
-def _keys(path, data, allowed, required=()):
-    _expect(path, data, dict, 'a mapping')
-    for key in data:
-        if key not in allowed:
-            raise ScenarioError(f'{path}.{key}' if path else str(key),
-                                'unknown key; expected one of '
-                                + ', '.join(allowed))
-    for key in required:
-        if key not in data:
-            raise ScenarioError(f'{path}.{key}' if path else key,
-                                'is required')
-    return data
-
-
-def _positive(path, value):
-    _expect(path, value, int, 'an integer >= 1')
-    if value < 1:
-        raise ScenarioError(path, f'{value!r}: must be an integer >= 1')
-    return value
-
-
-def _name(path, value):
-    _expect(path, value, str, 'a non-empty string')
-    if not value or any(c.isspace() for c in value):
-        raise ScenarioError(path, f'{value!r}: must be a non-empty string '
-                            'without spaces')
-    return value
-
-
-def _resources(path, data):
-    _expect(path, data, dict, 'a mapping of resource class to amount')
-    if not data:
-        raise ScenarioError(path, 'needs at least one resource class')
-    for rc, amount in data.items():
-        if not isinstance(rc, str) or not (
-                rc in orc.STANDARDS or _CUSTOM_RC.match(rc)):
+def _classes(path, resources):
+    """Resource class names: standard ones or CUSTOM_[A-Z0-9_]+."""
+    for rc in resources:
+        if rc not in orc.STANDARDS and not _CUSTOM_RC.match(str(rc)):
             raise ScenarioError(f'{path}.{rc}', 'neither a standard '
                                 'resource class (VCPU, MEMORY_MB, DISK_GB, '
                                 '...) nor CUSTOM_[A-Z0-9_]+')
-        _positive(f'{path}.{rc}', amount)
-    return dict(data)
+    return dict(resources)
 
 
-def _strings(path, data):
-    _expect(path, data, dict, 'a mapping of strings')
-    out = {}
-    for key, value in data.items():
-        if not isinstance(key, str) or isinstance(value, (dict, list)):
-            raise ScenarioError(f'{path}.{key}', 'keys and values must be '
-                                'strings')
-        out[key] = str(value).lower() if isinstance(value, bool) \
-            else str(value)
-    return out
+def _as_strings(data):
+    return {key: str(value).lower() if isinstance(value, bool)
+            else str(value) for key, value in (data or {}).items()}
 
 
 def _document(path, data, drop=()):
@@ -221,15 +278,8 @@ def _scopes(data):
             raise ScenarioError(path, exc.problem)
         if name == 'host':
             raise ScenarioError(path, 'host is the implicit scope')
-        settings = _keys(path, settings or {}, (
-            'allow_identifiers', 'obfuscate_identifiers', 'namespace',
-            'parent'))
+        settings = settings or {}
         parent = settings.get('parent')
-        if parent is not None:
-            _expect(f'{path}.parent', parent, str, 'a scope name')
-        for flag in ('allow_identifiers', 'obfuscate_identifiers'):
-            _expect(f'{path}.{flag}', settings.get(flag, False), bool,
-                    'true or false')
         namespace = settings.get('namespace')
         if namespace is not None:
             try:
@@ -255,12 +305,10 @@ def _stacks(data, groups):
     A relationship may name a scenario group (``{server_group: NAME}``) or
     server (``{server: NAME}``) where the API takes uuids."""
     out: typing.Dict[str, StackEntry] = {}
-    for i, item in enumerate(_expect('stacks', data or [], list,
-                                     'a list of stacks')):
+    for i, item in enumerate(data or []):
         path = f'stacks[{i}]'
-        body = dict(_expect(path, item, dict, 'a mapping'))
-        project = _name(f'{path}.project',
-                        body.pop('project', DEFAULT_PROJECT))
+        body = dict(item)
+        project = body.pop('project', DEFAULT_PROJECT)
         for rel in body.get('relationships') or ():
             target = rel.get('to') if isinstance(rel, dict) else None
             if isinstance(target, dict) and len(target) == 1:
@@ -301,35 +349,24 @@ def _hosts(data, generate):
     hosts = []
     for i, item in enumerate(data or []):
         path = f'hosts[{i}]'
-        _keys(path, item, ('name', 'resources', 'traits'),
-              ('name', 'resources'))
         traits = item.get('traits', [])
-        _expect(f'{path}.traits', traits, list, 'a list of trait names')
         for j, trait in enumerate(traits):
             if not isinstance(trait, str) or \
                     not forbidden_aggregates.valid_trait(trait):
                 raise ScenarioError(f'{path}.traits[{j}]', f'{trait!r}: '
                                     'neither a standard trait nor '
                                     'CUSTOM_[A-Z0-9_]+')
-        hosts.append(Host(_name(f'{path}.name', item['name']),
-                          _resources(f'{path}.resources', item['resources']),
+        hosts.append(Host(item['name'], _classes(f'{path}.resources',
+                                                 item['resources']),
                           tuple(traits)))
     generated_scopes = {}
     if generate is not None:
-        _keys('generate', generate, ('hosts', 'scopes'), ('hosts',))
-        spec = _keys('generate.hosts', generate['hosts'],
-                     ('count', 'prefix', 'resources'),
-                     ('count', 'resources'))
-        count = _positive('generate.hosts.count', spec['count'])
-        prefix = _name('generate.hosts.prefix', spec.get('prefix', 'n'))
-        resources = _resources('generate.hosts.resources',
-                               spec['resources'])
+        spec = generate['hosts']
+        prefix = spec.get('prefix', 'n')
+        resources = _classes('generate.hosts.resources', spec['resources'])
         hosts += [Host(f'{prefix}{k}', resources)
-                  for k in range(1, count + 1)]
-        for scope, n in _expect('generate.scopes',
-                                generate.get('scopes', {}), dict,
-                                'a mapping of scope to domain count').items():
-            generated_scopes[scope] = _positive(f'generate.scopes.{scope}', n)
+                  for k in range(1, spec['count'] + 1)]
+        generated_scopes.update(generate.get('scopes') or {})
     seen: typing.Set[str] = set()
     for i, host in enumerate(hosts):
         if host.name in seen:
@@ -348,22 +385,19 @@ def _aggregates(data, scopes, hosts, generated_scopes):
     aggregates = []
     for i, item in enumerate(data or []):
         path = f'aggregates[{i}]'
-        _keys(path, item, ('name', 'uuid', 'scope', 'hosts', 'metadata'),
-              ('name',))
-        name = _name(f'{path}.name', item['name'])
+        name = item['name']
         agg_uuid = item.get('uuid') or stable_uuid('aggregate', name)
         try:
             agg_uuid = str(uuid.UUID(str(agg_uuid)))
         except ValueError:
             raise ScenarioError(f'{path}.uuid', f'{agg_uuid!r}: not a uuid')
-        metadata = _strings(f'{path}.metadata', item.get('metadata', {}))
+        metadata = _as_strings(item.get('metadata'))
         if 'scope' in item:
             if item['scope'] not in scopes:
                 raise ScenarioError(f'{path}.scope', f'{item["scope"]!r}: '
                                     'not declared under scopes')
             metadata['policy_scope'] = item['scope']
-        members = _expect(f'{path}.hosts', item.get('hosts', []), list,
-                          'a list of host names')
+        members = item.get('hosts', [])
         for j, host in enumerate(members):
             if host not in known:
                 raise ScenarioError(f'{path}.hosts[{j}]',
@@ -399,8 +433,7 @@ def _config(data):
     from nova_scoped_policies.conf import scheduler as sched_conf
     opts = {o.dest: o for o in sched_conf.scheduler_opts}
     config = {}
-    for key, value in _expect('config', data or {}, dict,
-                              'a mapping of option to value').items():
+    for key, value in (data or {}).items():
         if key not in opts:
             raise ScenarioError(f'config.{key}', 'unknown option; expected '
                                 'one of ' + ', '.join(sorted(opts)))
@@ -416,16 +449,12 @@ def _config(data):
 
 def _groups(data):
     groups = {}
-    for i, item in enumerate(_expect('groups', data or [], list,
-                                     'a list of groups')):
+    for i, item in enumerate(data or []):
         path = f'groups[{i}]'
-        _keys(path, item, ('name', 'project', 'policies', 'rules', 'llmn',
-                           'policy'), ('name',))
-        name = _name(f'{path}.name', item['name'])
+        name = item['name']
         if name in groups:
             raise ScenarioError(f'{path}.name', f'{name!r}: defined twice')
-        project = _name(f'{path}.project',
-                        item.get('project', DEFAULT_PROJECT))
+        project = item.get('project', DEFAULT_PROJECT)
         groups[name] = Group(name, project, _document(
             path, item, drop=('name', 'project')))
     return groups
@@ -435,16 +464,9 @@ def _requests(data, groups, stacks=None):
     stacks = stacks or {}
     out = []
     servers: typing.Set[str] = set()
-    for i, item in enumerate(_expect('requests', data or [], list,
-                                     'a list of requests')):
-        path = f'requests[{i}]'
-        _expect(path, item, dict, 'a mapping with one key')
-        if len(item) != 1:
-            raise ScenarioError(path, 'one of boot, delete, add_member, '
-                                'remove_member, update_group, plan, '
-                                'boot_plan, confirm per request')
+    for i, item in enumerate(data or []):
         (kind, body), = item.items()
-        path = f'{path}.{kind}'
+        path = f'requests[{i}].{kind}'
         if kind == 'boot':
             request = _boot(path, body, groups)
             for server in request.servers:
@@ -453,21 +475,19 @@ def _requests(data, groups, stacks=None):
                                         f'server {server!r} exists already')
                 servers.add(server)
         elif kind == 'delete':
-            server = _name(path, body)
+            server = body
             if server not in servers:
                 raise ScenarioError(path, f'{server!r}: no such server')
             servers.discard(server)
             request = Delete(server)
         elif kind in ('add_member', 'remove_member'):
-            _keys(path, body, ('group', 'server'), ('group', 'server'))
             group = _group_ref(f'{path}.group', body['group'], groups)
-            server = _name(f'{path}.server', body['server'])
+            server = body['server']
             if server not in servers:
                 raise ScenarioError(f'{path}.server',
                                     f'{server!r}: no such server')
             request = Membership(group, server, kind == 'add_member')
         elif kind in PLAN_KINDS:
-            _keys(path, body, ('stack',), ('stack',))
             name = body['stack']
             if name not in stacks:
                 raise ScenarioError(f'{path}.stack',
@@ -480,15 +500,9 @@ def _requests(data, groups, stacks=None):
                                             'exists already')
                     servers.add(server.name)
         elif kind == 'update_group':
-            _keys(path, body, ('group', 'policies', 'rules', 'llmn',
-                               'policy'), ('group',))
             request = UpdateGroup(
                 _group_ref(f'{path}.group', body['group'], groups),
                 _document(path, body, drop=('group',)))
-        else:
-            raise ScenarioError(path, 'unknown request; expected boot, '
-                                'delete, add_member, remove_member, '
-                                'update_group, plan, boot_plan or confirm')
         out.append((path, request))
     return out
 
@@ -500,24 +514,17 @@ def _group_ref(path, name, groups):
 
 
 def _boot(path, body, groups):
-    _keys(path, body, ('name', 'group', 'count', 'project', 'flavor',
-                       'image'), ('name', 'flavor'))
     group = body.get('group')
     if group is not None:
         _group_ref(f'{path}.group', group, groups)
-    flavor = _keys(f'{path}.flavor', body['flavor'],
-                   ('resources', 'extra_specs'), ('resources',))
-    image = _keys(f'{path}.image', body.get('image') or {},
-                  ('properties',))
+    flavor = body['flavor']
     project = body.get('project') or (groups[group].project if group
                                       else DEFAULT_PROJECT)
     return Boot(
-        _name(f'{path}.name', body['name']), group,
-        _positive(f'{path}.count', body.get('count', 1)),
-        _name(f'{path}.project', project),
-        _resources(f'{path}.flavor.resources', flavor['resources']),
-        _strings(f'{path}.flavor.extra_specs', flavor.get('extra_specs', {})),
-        _strings(f'{path}.image.properties', image.get('properties', {})))
+        body['name'], group, body.get('count', 1), project,
+        _classes(f'{path}.flavor.resources', flavor['resources']),
+        _as_strings(flavor.get('extra_specs')),
+        _as_strings((body.get('image') or {}).get('properties')))
 
 
 def parse(data: object) -> Scenario:
@@ -526,16 +533,13 @@ def parse(data: object) -> Scenario:
     :param data: the scenario as loaded from YAML.
     :raises ScenarioError: naming the first bad key.
     """
-    _keys('', data, TOP_KEYS)
-    scopes = _scopes(_expect('scopes', data.get('scopes') or {}, dict,
-                             'a mapping of scope name to settings'))
-    hosts, generated = _hosts(_expect('hosts', data.get('hosts') or [], list,
-                                      'a list of hosts'),
-                              data.get('generate'))
-    aggregates = _aggregates(_expect('aggregates',
-                                     data.get('aggregates') or [], list,
-                                     'a list of aggregates'),
-                             scopes, hosts, generated)
+    error = validation.first_error(_VALIDATOR, data)
+    if error is not None:
+        raise ScenarioError(*validation.describe(error))
+    scopes = _scopes(data.get('scopes') or {})
+    hosts, generated = _hosts(data.get('hosts') or [], data.get('generate'))
+    aggregates = _aggregates(data.get('aggregates') or [], scopes, hosts,
+                             generated)
     groups = _groups(data.get('groups'))
     stacks = _stacks(data.get('stacks'), groups)
     scenario = Scenario(tuple(hosts), tuple(aggregates),

@@ -10,6 +10,7 @@ from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.policy import parser
 from nova_scoped_policies.topology import Topology
+from nova_scoped_policies import validation
 
 
 class StackError(ValueError):
@@ -240,54 +241,17 @@ SCHEMA = {
 ``policies``, ``rules`` and ``llmn`` is checked by the policy parser."""
 
 
-def _path(parts: typing.Iterable[typing.Union[str, int]]) -> str:
-    out = ''
-    for part in parts:
-        out += f'[{part}]' if isinstance(part, int) else (
-            f'.{part}' if out else str(part))
-    return out or 'body'
-
-
-_SHORT = 120
-
-
 def _shape_error(error: 'jsonschema.ValidationError') -> StackError:
     """One line naming the field; never echoes a long value."""
-    field = _path(error.absolute_path)
-    validator = error.validator
-    if validator == 'additionalProperties':
-        extra = sorted(set(error.instance) - set(
-            error.schema.get('properties', {})))
-        name = str(extra[0])[:64] if extra else '?'
-        return StackError(f'{field}.{name}' if field != 'body' else name,
-                          'unknown key')
-    if validator == 'required':
-        missing = error.message.split("'")[1] if "'" in error.message \
-            else '?'
-        return StackError(f'{field}.{missing}' if field != 'body'
-                          else missing, 'is required')
-    if validator == 'oneOf' and field.endswith('servers'):
-        return StackError(field, 'give either count or names')
-    if validator == 'oneOf':
-        return StackError(field, 'must be a group name, {"server_group": '
-                          'uuid} or {"server": uuid}')
-    if validator == 'propertyNames':
-        return StackError(field, 'names must match ' + _CLASS)
-    expected = {'type': f'must be of type {error.validator_value}',
-                'minimum': f'must be at least {error.validator_value}',
-                'maximum': f'must be at most {error.validator_value}',
-                'pattern': f'must match {error.validator_value}',
-                'minLength': 'must not be empty',
-                'maxLength': 'is too long (at most '
-                             f'{error.validator_value} characters)',
-                'maxItems': f'has more than {error.validator_value} items',
-                'minItems': f'needs at least {error.validator_value} item',
-                'maxProperties': 'has more than '
-                                 f'{error.validator_value} keys',
-                'minProperties': 'must not be empty',
-                'uniqueItems': 'has duplicates'}
-    return StackError(field, expected.get(validator,
-                                          error.message[:_SHORT]))
+    field, problem = validation.describe(error, root='body')
+    if error.validator == 'oneOf' and field.endswith('servers'):
+        problem = 'give either count or names'
+    elif error.validator == 'oneOf':
+        problem = ('must be a group name, {"server_group": uuid} or '
+                   '{"server": uuid}')
+    elif error.validator == 'propertyNames':
+        problem = 'names must match ' + _CLASS
+    return StackError(field, problem)
 
 
 def _flavor(data: dict) -> Flavor:
@@ -415,7 +379,7 @@ class _Builder:
         return Relationship(source, target, document, field)
 
 
-def _short(text: str, most: int = 2 * _SHORT) -> str:
+def _short(text: str, most: int = 2 * validation.SHORT) -> str:
     return text if len(text) <= most else text[:most] + '...'
 
 
@@ -490,10 +454,9 @@ def parse(data: object) -> Stack:
     :raises StackError: naming the first bad field, never echoing more than
         a short prefix of a value.
     """
-    errors = sorted(_VALIDATOR.iter_errors(data),
-                    key=lambda e: (len(e.absolute_path), e.validator))
-    if errors:
-        raise _shape_error(errors[0])
+    error = validation.first_error(_VALIDATOR, data)
+    if error is not None:
+        raise _shape_error(error)
     body = data['stack']  # type: ignore[index]
     builder = _Builder()
     root = builder.group(body['group'], 'stack.group', 1)

@@ -144,3 +144,35 @@ def test_unreadable_file(tmp_path):
     bad.write_text('hosts: [unclosed')
     with pytest.raises(sc.ScenarioError, match='cannot read the scenario'):
         sc.load(str(bad))
+
+
+@pytest.mark.parametrize('path, value, key, problem', [
+    ('hosts/0/name', 'h 1', 'hosts[0].name', 'without spaces'),
+    ('hosts/0/name', 'h1\n', 'hosts[0].name', 'without spaces'),
+    ('hosts/0/resources', [1], 'hosts[0].resources',
+     'mapping of resource class'),
+    ('hosts', {'h1': {}}, 'hosts', 'a list of hosts'),
+    ('requests/0', 'boot', 'requests[0]', 'mapping with one key'),
+    ('requests/0', {}, 'requests[0]', 'one of boot'),
+    ('aggregates/0/metadata', {'k': ['v']}, 'aggregates[0].metadata.k',
+     'must be strings'),
+    ('stacks', [{'project': ''}], 'stacks[0].project', 'non-empty'),
+])
+def test_shape_errors_come_from_the_schema(path, value, key, problem):
+    """The shape is checked by jsonschema (scenario.SCHEMA) with the paths
+    and words the hand-written checks used."""
+    with pytest.raises(sc.ScenarioError) as err:
+        sc.parse(mutate(path, value))
+    assert (err.value.path, problem in str(err.value)) == (key, True)
+    assert len(str(err.value)) < 300
+
+
+def test_empty_sections_may_be_null():
+    data = copy.deepcopy(BASE)
+    data.update(scopes={'rack': None, 'zone': None}, config=None,
+                stacks=None)
+    data['aggregates'] = None
+    data['requests'][0]['boot']['image'] = None
+    scenario = sc.parse(data)
+    assert scenario.config == {}
+    assert [s.name for s in scenario.scopes] == ['rack', 'zone']
