@@ -36,27 +36,18 @@ LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
 nsp_conf.register_opts(CONF)
 
-HINT = builder.HINT
-GROUP_HINT = builder.GROUP_HINT
-parse_hint = builder.parse_hint
 _FROM_CONF = sources_mod.FROM_CONF
 
 
-def document_for(spec_obj, stored: typing.Optional[
-        policy.PolicyDocument] = None) -> typing.Optional[
-        policy.PolicyDocument]:
-    """The policies that apply to a request (see
-    :func:`request_builder.document`); the hint counts only while
-    ``[scoped_policies] allow_policy_hint`` is True."""
-    spec = builder.view(spec_obj)
-    return _document_of(spec, stored)
-
-
 def _document_of(spec: builder.SpecView, stored):
+    """The document that applies (:func:`request_builder.document`); the
+    hint counts only while ``[scoped_policies] allow_policy_hint`` is
+    True."""
     use_hint = CONF.scoped_policies.allow_policy_hint
     if spec.hint and not use_hint:
         LOG.warning('Ignoring the %s scheduler hint: [%s] %s is False',
-                    HINT, sched_conf.GROUP_NAME, sched_conf.ALLOW_HINT)
+                    builder.HINT, sched_conf.GROUP_NAME,
+                    sched_conf.ALLOW_HINT)
     return builder.document(spec, stored, use_hint)
 
 

@@ -66,11 +66,11 @@ class _Candidates:
     Claims of the same boot only add usage, so each answer is cached before
     the host can be claimed (:meth:`candidate` runs before every claim).
 
-    :param sim: the simulation.
+    :param sim: the host strategy (:class:`HostClasses`).
     :param query: the boot's validated query.
     """
 
-    def __init__(self, sim: 'FastSimulation',
+    def __init__(self, sim: 'HostClasses',
                  query: fake.CandidateQuery) -> None:
         self.sim = sim
         self.query = query
@@ -137,8 +137,8 @@ class _Candidates:
     def __iter__(self) -> typing.Iterator[host_manager.HostState]:
         """Every candidate, in host-name order (for failure reports)."""
         names = sorted((h for c in self.classes for h in c.hosts
-                        if self.candidate(h)), key=self.sim._order.get)
-        return (self.sim._host_state(h, self.sim.uuid_of[h])
+                        if self.candidate(h)), key=self.sim.order.get)
+        return (self.sim.host_state(h, self.sim.uuid_of[h])
                 for h in names)
 
 
@@ -180,34 +180,40 @@ class _Likeness:
         return tuple(parts)
 
 
-class FastSimulation(runner.Simulation):
-    """:class:`runner.Simulation` with per-class evaluation.
+class HostClasses:
+    """The host strategy of the fast engine: nova's handlers see one
+    representative per class of equal hosts (module docstring), the
+    embedded fake Placement is asked in-process.
 
-    :param scenario: the validated scenario.
-    :param app: the embedded fake Placement, which it calls in-process.
+    :param sim: the simulation it serves.
+    :param app: the embedded fake Placement.
     """
 
-    def __init__(self, scenario, app: fake.FakePlacement) -> None:
-        super().__init__(scenario, embedded.InProcessClient(app))
+    def __init__(self, sim: runner.Simulation,
+                 app: fake.FakePlacement) -> None:
+        self.sim = sim
         self.fake = app
-        self.uuid_of = {h.name: h.uuid for h in scenario.hosts}
+        self.uuid_of = {h.name: h.uuid for h in sim.scenario.hosts}
+        self.order = sim.order
+        self.host_state = sim.host_state
         self.classes: typing.List[_Class] = []
         self.class_of: typing.Dict[str, _Class] = {}
         self._version = fake.parse_version(runner.QUERY_VERSION)
 
     def build(self) -> None:
-        super().build()
-        topology = self.aggregates.topology
+        """Group the hosts the fake Placement now holds into classes."""
+        sim = self.sim
+        topology = sim.aggregates.topology
         scopes = [s for s in topology.scope_names if s != 'host']
         groups: typing.Dict[tuple, typing.List[str]] = \
             collections.defaultdict(list)
         # the domains come from the same aggregates: hosts with the same
         # aggregates share them
-        for host in sorted(self.uuid_of, key=self._order.get):
+        for host in sorted(self.uuid_of, key=self.order.get):
             provider = self.fake.providers[self.uuid_of[host]]
             groups[(frozenset(provider.aggregates),
                     frozenset(provider.traits))].append(host)
-        metadata = {a.uuid: a.metadata for a in self.scenario.aggregates}
+        metadata = {a.uuid: a.metadata for a in sim.scenario.aggregates}
         for (aggregates, _), hosts in groups.items():
             cls = _Class(tuple(hosts),
                          self.fake.providers[self.uuid_of[hosts[0]]],
@@ -219,9 +225,11 @@ class FastSimulation(runner.Simulation):
             for host in hosts:
                 self.class_of[host] = cls
 
-    def _query(self, spec) -> _Candidates:
+    def query(self, spec) -> _Candidates:
+        """The boot's candidates, evaluated lazily from the fake's
+        query parser and candidate rules."""
         params = webob.multidict.MultiDict(urllib.parse.parse_qsl(
-            self._querystring(spec), keep_blank_values=True))
+            self.sim.querystring(spec), keep_blank_values=True))
         try:
             query = self.fake.parse_candidate_query(params, self._version)
         except fake.APIError as err:
@@ -229,7 +237,9 @@ class FastSimulation(runner.Simulation):
                                     '/allocation_candidates', err.detail)
         return _Candidates(self, query)
 
-    def _sorted_hosts(self, spec, candidates: _Candidates, index):
+    def sorted_hosts(self, spec, candidates: _Candidates, index):
+        """The candidates in the order nova would try them."""
+        sim = self.sim
         evaluation = state.states().evaluation(spec)
         special: typing.Set[str] = set()
         if evaluation is not None:
@@ -241,7 +251,7 @@ class FastSimulation(runner.Simulation):
         # first of their first candidates); every candidate holding a
         # member is its own. Each stands for streams of hosts, in name
         # order: (class, index of its next candidate) or (None, host).
-        order = self._order
+        order = self.order
         crowded = {id(self.class_of[h]) for h in special
                    if h in self.class_of}
         merged: typing.Dict[tuple, typing.List[tuple]] = {}
@@ -259,14 +269,14 @@ class FastSimulation(runner.Simulation):
         for host in special:
             if host in self.class_of and candidates.candidate(host):
                 stands_for[host] = [(None, host)]
-        representatives = [self._host_state(h, self.uuid_of[h])
+        representatives = [self.host_state(h, self.uuid_of[h])
                            for h in sorted(stands_for, key=order.get)]
-        filtered = self.filter_handler.get_filtered_objects(
-            self.filters, representatives, spec, index)
+        filtered = sim.filter_handler.get_filtered_objects(
+            sim.filters, representatives, spec, index)
         if not filtered:
             return
-        weighed = self.weight_handler.get_weighed_objects(
-            self.weighers, filtered, spec)
+        weighed = sim.weight_handler.get_weighed_objects(
+            sim.weighers, filtered, spec)
         resources = dict(candidates.query.resources)
         for _, tier in itertools.groupby(weighed, key=lambda w: w.weight):
             # nova's sort is stable: equal weights keep host-name order
@@ -286,15 +296,31 @@ class FastSimulation(runner.Simulation):
                     following = cls.hosts[at]
                     heapq.heapreplace(heap, (order[following], following,
                                              cls, at))
-                host_state = self._host_state(host, self.uuid_of[host])
+                host_state = self.host_state(host, self.uuid_of[host])
                 # what Placement's allocation request would hold
                 host_state.allocation_candidates = [{'allocations': {
                     host_state.uuid: {'resources': resources}}}]
                 yield host_state
 
-    def _claim(self, uuid, host_state, project) -> bool:
+    def claim(self, uuid, host_state, project) -> bool:
+        """Claim in the fake in-process; False when it does not fit."""
         (alloc,) = host_state.allocation_candidates
         return self.fake.claim(
             uuid, {rp: data['resources']
                    for rp, data in alloc['allocations'].items()},
             project, runner.USER)
+
+
+class FastSimulation(runner.Simulation):
+    """A :class:`runner.Simulation` with the :class:`HostClasses`
+    strategy on the embedded fake Placement, called in-process (no
+    method of the simulation is overridden).
+
+    :param scenario: the validated scenario.
+    :param app: the embedded fake Placement.
+    """
+
+    def __init__(self, scenario, app: fake.FakePlacement) -> None:
+        super().__init__(scenario, embedded.InProcessClient(app),
+                         hosts=lambda sim: HostClasses(sim, app))
+        self.fake = app

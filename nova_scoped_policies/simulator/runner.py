@@ -62,18 +62,75 @@ def _natural(name: str):
             for part in re.split(r'(\d+)', name)]
 
 
+class EveryHost:
+    """nova's way to the hosts of a boot: every candidate of
+    ``GET /allocation_candidates`` becomes a HostState, nova's filter and
+    weight handlers run over all of them, and a claim is a
+    ``PUT /allocations``. Works on any Placement.
+
+    The host strategy of a :class:`Simulation` (see
+    :class:`nova_scoped_policies.simulator.fast.HostClasses` for the other).
+
+    :param sim: the simulation it serves.
+    """
+
+    def __init__(self, sim: 'Simulation') -> None:
+        self.sim = sim
+
+    def build(self) -> None:
+        """The providers exist: nothing more to prepare."""
+
+    def query(self, spec) -> typing.List[host_manager.HostState]:
+        """The candidates of ``GET /allocation_candidates``."""
+        sim = self.sim
+        data = sim.placement.request(
+            'GET', f'/allocation_candidates?{sim.querystring(spec)}',
+            version=QUERY_VERSION).json()
+        return sim.host_states_of(data)
+
+    def sorted_hosts(self, spec, candidates, index):
+        """The hosts that pass nova's filters, best weighed first."""
+        sim = self.sim
+        filtered = sim.filter_handler.get_filtered_objects(
+            sim.filters, candidates, spec, index)
+        if not filtered:
+            return []
+        weighed = sim.weight_handler.get_weighed_objects(
+            sim.weighers, filtered, spec)
+        return [w.obj for w in weighed]
+
+    def claim(self, uuid, host_state, project) -> bool:
+        """Claim the host's allocation request; False on a conflict."""
+        alloc = host_state.allocation_candidates[0]
+        try:
+            self.sim.placement.put_allocations(uuid, {
+                'allocations': alloc['allocations'],
+                'project_id': project, 'user_id': USER,
+                'consumer_generation': None}, )
+        except pc.PlacementError as exc:
+            if exc.status == 409:
+                return False
+            raise
+        return True
+
+
 class Simulation:
     """One scenario against one Placement.
 
     :param scenario: the validated scenario.
     :param placement: the Placement client (fake or real).
+    :param hosts: makes the host strategy from the simulation
+        (default :class:`EveryHost`): how a boot's candidates are listed,
+        filtered, weighed and claimed.
     """
 
     USER = USER
     NOVA_TRAITS = NOVA_TRAITS
 
     def __init__(self, scenario: sc.Scenario,
-                 placement: pc.PlacementClient) -> None:
+                 placement: pc.PlacementClient,
+                 hosts: typing.Callable[['Simulation'], typing.Any] =
+                 EveryHost) -> None:
         self.scenario = scenario
         self.placement = placement
         self.members = members_mod.StaticMemberLocator()
@@ -93,10 +150,11 @@ class Simulation:
         self.weight_handler = nova_weights.HostWeightHandler()
         self.host_states: typing.Dict[str, host_manager.HostState] = {}
         self.host_by_uuid = {h.uuid: h.name for h in scenario.hosts}
-        self._order = {name: i for i, name in enumerate(sorted(
+        self.order = {name: i for i, name in enumerate(sorted(
             (h.name for h in scenario.hosts), key=_natural))}
         self._nova_aggs: typing.Dict[str, list] = {}
         self.plans = plans_mod.Plans(self)
+        self.hosts = hosts(self)
 
     # -- the world -------------------------------------------------------
 
@@ -127,6 +185,7 @@ class Simulation:
             )['resource_provider_generation']
             if member_of.get(host.name):
                 p.set_aggregates(host.uuid, generation, member_of[host.name])
+        self.hosts.build()
 
     @contextlib.contextmanager
     def scheduler(self):
@@ -269,13 +328,13 @@ class Simulation:
                 self.groups[boot.group]['members'].append(server)
         chosen: typing.List[typing.Tuple[str, str]] = []
         try:
-            candidates = self._query(spec)
+            candidates = self.hosts.query(spec)
             for uuid in uuids:
                 spec.instance_uuid = uuid
                 claimed = None
-                for host_state in self._sorted_hosts(spec, candidates,
-                                                     len(chosen)):
-                    if self._claim(uuid, host_state, boot.project):
+                for host_state in self.hosts.sorted_hosts(spec, candidates,
+                                                          len(chosen)):
+                    if self.hosts.claim(uuid, host_state, boot.project):
                         claimed = host_state
                         break
                 if claimed is None:
@@ -317,26 +376,19 @@ class Simulation:
             if server in self.servers:
                 self.servers[server]['host'] = None
 
-    def _querystring(self, spec) -> str:
+    def querystring(self, spec) -> str:
         """Our request filters edit the spec; nova builds the query."""
         for request_filter in self.request_filters:
             request_filter(self.ctxt, spec)
         return nova_utils.resources_from_request_spec(
             self.ctxt, spec, None).to_querystring()
 
-    def _query(self, spec) -> typing.List[host_manager.HostState]:
-        """The candidates of ``GET /allocation_candidates``."""
-        data = self.placement.request(
-            'GET', f'/allocation_candidates?{self._querystring(spec)}',
-            version=QUERY_VERSION).json()
-        return self._host_states(data)
-
     def _release(self, chosen) -> None:
         """Like nova: a multi-instance boot is all or nothing."""
         for uuid, _ in chosen:
             self.placement.delete_allocations(uuid)
 
-    def _host_states(self, data) -> typing.List[host_manager.HostState]:
+    def host_states_of(self, data) -> typing.List[host_manager.HostState]:
         """HostStates of the candidates, in host-name order.
 
         nova keeps Placement's order, so equal weights go to whichever host
@@ -346,13 +398,13 @@ class Simulation:
         states = []
         for alloc in data['allocation_requests']:
             (rp,) = alloc['allocations']
-            host_state = self._host_state(self.host_by_uuid[rp], rp)
+            host_state = self.host_state(self.host_by_uuid[rp], rp)
             host_state.allocation_candidates = [alloc]
             states.append(host_state)
-        order = self._order
+        order = self.order
         return sorted(states, key=lambda h: order[h.host])
 
-    def _host_state(self, name: str, uuid: str) -> host_manager.HostState:
+    def host_state(self, name: str, uuid: str) -> host_manager.HostState:
         """The host's HostState, made once, as nova's HostManager keeps
         them: name, provider uuid and nova aggregates (with metadata)."""
         host_state = self.host_states.get(name)
@@ -362,28 +414,6 @@ class Simulation:
             host_state.aggregates = self._nova_aggs.get(name, [])
             self.host_states[name] = host_state
         return host_state
-
-    def _sorted_hosts(self, spec, candidates, index):
-        filtered = self.filter_handler.get_filtered_objects(
-            self.filters, candidates, spec, index)
-        if not filtered:
-            return []
-        weighed = self.weight_handler.get_weighed_objects(
-            self.weighers, filtered, spec)
-        return [w.obj for w in weighed]
-
-    def _claim(self, uuid, host_state, project) -> bool:
-        alloc = host_state.allocation_candidates[0]
-        try:
-            self.placement.put_allocations(uuid, {
-                'allocations': alloc['allocations'],
-                'project_id': project, 'user_id': USER,
-                'consumer_generation': None}, )
-        except pc.PlacementError as exc:
-            if exc.status == 409:
-                return False
-            raise
-        return True
 
     def _fail(self, boot, reason, candidates, spec):
         """Record a failed boot; ``candidates`` None: no host was tried."""
