@@ -98,6 +98,11 @@ def test_lock_is_held_through_nova_and_bounded(monkeypatch, tmp_path):
         monkeypatch.setattr(
             'nova_scoped_policies.scheduler.state.states', States)
         wrapped = coordination._serialised(nova)
+        # Start the backend before the threads: after nova's functional
+        # tests have monkey-patched threading, these threads are green
+        # while the module's lock was made real at import, and a green
+        # switch inside the tooz start would block the other one for good.
+        coordination.coordinator()
         results = []
         threads = [threading.Thread(target=lambda: results.append(
             wrapped(None, **_spec_args()))) for _ in range(2)]
