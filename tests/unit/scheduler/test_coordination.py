@@ -301,6 +301,25 @@ def test_circuit_breaker_spares_the_store_and_logs_once(caplog):
     assert any('reachable again' in r.getMessage() for r in caplog.records)
 
 
+class _GroupOfSpec:
+    """``state.states()`` stand-in: the spec names its serialised group."""
+
+    def serialised_group(self, spec):
+        return spec.group_uuid
+
+
+def _wrapped(monkeypatch, decide):
+    """nova's select_destinations answering ``decide(context)``, wrapped;
+    each request's spec names its group."""
+    def nova(self, context, request_spec=None, filter_properties=None,
+             spec_obj=None, instance_uuids=None, return_objects=False,
+             return_alternates=False):
+        return decide(context)
+    monkeypatch.setattr('nova_scoped_policies.scheduler.state.states',
+                        _GroupOfSpec)
+    return coordination._serialised(nova)
+
+
 def test_without_a_backend_one_process_is_serialised(monkeypatch):
     """No coordination_backend_url: requests of one scheduler process for
     one group still run one after the other (per-group local locks), and
@@ -308,21 +327,12 @@ def test_without_a_backend_one_process_is_serialised(monkeypatch):
     monkeypatch.setattr(coordination, '_coordinator', None)
     inside = []
 
-    def nova(self, context, request_spec=None, filter_properties=None,
-             spec_obj=None, instance_uuids=None, return_objects=False,
-             return_alternates=False):
+    def decide(context):
         inside.append(('in', context))
         time.sleep(0.2)
         inside.append(('out', context))
         return 'ok'
-
-    class States:
-        def serialised_group(self, spec):
-            return spec.group_uuid
-
-    monkeypatch.setattr(
-        'nova_scoped_policies.scheduler.state.states', States)
-    wrapped = coordination._serialised(nova)
+    wrapped = _wrapped(monkeypatch, decide)
 
     def boot(group, name):
         args = dict(_spec_args(), context=name,
@@ -356,18 +366,8 @@ def test_hard_scoped_groups_get_no_alternates(monkeypatch):
     requests keep nova's alternates untouched."""
     monkeypatch.setattr(coordination, '_coordinator', None)
 
-    def nova(self, context, request_spec=None, filter_properties=None,
-             spec_obj=None, instance_uuids=None, return_objects=False,
-             return_alternates=False):
-        return [['h1', 'h2', 'h3'], ['h4', 'h5']]
-
-    class States:
-        def serialised_group(self, spec):
-            return spec.group_uuid
-
-    monkeypatch.setattr(
-        'nova_scoped_policies.scheduler.state.states', States)
-    wrapped = coordination._serialised(nova)
+    wrapped = _wrapped(monkeypatch,
+                       lambda context: [['h1', 'h2', 'h3'], ['h4', 'h5']])
 
     def select(group, **kwargs):
         args = dict(_spec_args(), spec_obj=types.SimpleNamespace(
