@@ -80,16 +80,12 @@ class Affinity(base.PolicyTypePlugin):
 
     def audit(self, item: base.Item, view: base.AuditView
               ) -> typing.List[str]:
-        found = view.located(item)
-        if view.topology.scope(item.scope) is None:
-            return found
-        by_domain = view.where[item.scope]
+        start = view.begin(item)
+        if start.done:
+            return start.found
+        found, by_domain, target = start.found, start.by_domain, start.target
         dname = view.topology.domain_name
-        if item.identifier is not None:
-            try:
-                target = view.target(item)
-            except ValueError as exc:
-                return found + [f'{item.label}: {exc}']
+        if target is not None:
             outside = [m for m in view.placed if m not in by_domain[target]]
             if outside:
                 found.append(f'{item.label}: {view.listed(outside)} not in '

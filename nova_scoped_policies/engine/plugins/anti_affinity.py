@@ -83,16 +83,12 @@ class AntiAffinity(base.PolicyTypePlugin):
 
     def audit(self, item: base.Item, view: base.AuditView
               ) -> typing.List[str]:
-        found = view.located(item)
-        if view.topology.scope(item.scope) is None:
-            return found
-        by_domain = view.where[item.scope]
+        start = view.begin(item)
+        if start.done:
+            return start.found
+        found, by_domain, target = start.found, start.by_domain, start.target
         dname = view.topology.domain_name
-        if item.identifier is not None:
-            try:
-                target = view.target(item)
-            except ValueError as exc:
-                return found + [f'{item.label}: {exc}']
+        if target is not None:
             if by_domain[target]:
                 found.append(f'{item.label}: {view.listed(by_domain[target])}'
                              f' in excluded {dname(target)}')

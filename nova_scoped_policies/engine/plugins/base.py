@@ -155,6 +155,40 @@ class AuditView:
                              f'{host}, in {what} of scope {scope}')
         return found
 
+    def begin(self, item: Item) -> 'AuditStart':
+        """What the audit of every placement policy begins with: the
+        violations of :meth:`located` and, when the scope exists, the
+        members per domain and the domain the item targets (None when it
+        targets none)."""
+        found = self.located(item)
+        if self.topology.scope(item.scope) is None:
+            return AuditStart(found, done=True)
+        target = None
+        if item.identifier is not None:
+            try:
+                target = self.target(item)
+            except ValueError as exc:
+                return AuditStart(found + [f'{item.label}: {exc}'],
+                                  done=True)
+        return AuditStart(found, self.where[item.scope], target)
+
+
+@dataclasses.dataclass
+class AuditStart:
+    """See :meth:`AuditView.begin`.
+
+    :param found: the violations so far (the audit appends its own).
+    :param by_domain: domain -> members in it, in the item's scope.
+    :param target: the real domain the item targets, if any.
+    :param done: nothing more to check (no such scope, unknown target).
+    """
+
+    found: typing.List[str]
+    by_domain: typing.Mapping[str, typing.List[str]] = \
+        dataclasses.field(default_factory=dict)
+    target: typing.Optional[str] = None
+    done: bool = False
+
 
 Distinguished = typing.Mapping[str, typing.Optional[typing.FrozenSet[str]]]
 """scope -> the domains an item tells apart (None: every domain)."""
