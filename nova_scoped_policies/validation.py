@@ -12,9 +12,10 @@ import typing
 
 import jsonschema
 
+from nova_scoped_policies.policy import errors
+
 SHORT = 120
 """Longest message taken from jsonschema as it is."""
-_SHOWN = 40
 
 
 def path(parts: typing.Iterable[typing.Union[str, int]],
@@ -33,12 +34,12 @@ def join(field: str, key: str, root: str = '') -> str:
     return f'{field}.{key}' if field and field != root else key
 
 
-def shown(value: object) -> str:
-    """A value as an error may echo it: scalars only, bounded."""
+def _echo(value: object) -> str:
+    """The prefix echoing a scalar value (bounded, as
+    :func:`policy.errors.shown` echoes it); none for a container."""
     if isinstance(value, (dict, list)):
         return ''
-    text = repr(value)
-    return (text if len(text) <= _SHOWN else text[:_SHOWN] + '...') + ': '
+    return errors.shown(value) + ': '
 
 
 _EXPECTED = {
@@ -77,7 +78,7 @@ def describe(error: jsonschema.ValidationError, root: str = ''
             else '?'
         return join(field, missing, root), 'is required'
     if custom:
-        return field, shown(error.instance) + custom
+        return field, _echo(error.instance) + custom
     if validator == 'type':
         return field, f'must be of type {error.validator_value}'
     if validator in _EXPECTED:

@@ -55,18 +55,15 @@ class SpecView:
     instance_uuid: typing.Optional[str] = None
 
 
-def _set(obj, name: str) -> bool:
-    return name in obj
-
-
 def _list_field(group, name: str) -> typing.Tuple[str, ...]:
-    if group is None or not _set(group, name):
+    # never lazy-load: an unset field would cost a database query
+    if group is None or name not in group:
         return ()
     return tuple(getattr(group, name) or ())
 
 
 def _group_of(spec_obj):
-    if _set(spec_obj, 'instance_group') and \
+    if 'instance_group' in spec_obj and \
             spec_obj.instance_group is not None:
         return spec_obj.instance_group
     return None
@@ -78,26 +75,26 @@ def view(spec_obj) -> SpecView:
     nova_policy = None
     rules: typing.Mapping[str, typing.Any] = {}
     if group is not None:
-        if _set(group, 'policy') and group.policy:
+        if 'policy' in group and group.policy:
             nova_policy = group.policy
-        elif _set(group, 'policies') and group.policies:
+        elif 'policies' in group and group.policies:
             nova_policy = group.policies[0]
         # a property over ``_rules``; {} when unset, without a query
         rules = dict(group.rules or {})
     return SpecView(
         in_group=group is not None,
-        group_uuid=group.uuid if group is not None and _set(group, 'uuid')
+        group_uuid=group.uuid if group is not None and 'uuid' in group
         else None,
         nova_policy=nova_policy, nova_rules=rules,
-        group_name=group.name if group is not None and _set(group, 'name')
+        group_name=group.name if group is not None and 'name' in group
         else None,
         members=_list_field(group, 'members'),
         hosts=_list_field(group, 'hosts'),
         hint=spec_obj.get_scheduler_hint(HINT),
-        project_id=spec_obj.project_id if _set(spec_obj, 'project_id')
+        project_id=spec_obj.project_id if 'project_id' in spec_obj
         else None,
         instance_uuid=spec_obj.instance_uuid
-        if _set(spec_obj, 'instance_uuid') else None)
+        if 'instance_uuid' in spec_obj else None)
 
 
 def hard_scoped(document: typing.Optional[policy.PolicyDocument]) -> bool:
