@@ -627,6 +627,8 @@ def load(path: str) -> Scenario:
     try:
         with open(path, encoding='utf-8') as handle:
             data = yaml.safe_load(handle)
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, yaml.YAMLError, ValueError) as exc:
+        # ValueError: PyYAML's int() of a number beyond Python's digit
+        # limit, and text that is not UTF-8
         raise ScenarioError('', f'cannot read the scenario: {exc}')
     return parse(data)

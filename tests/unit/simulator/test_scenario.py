@@ -139,6 +139,14 @@ def test_server_booted_twice_is_refused():
         sc.parse(data)
 
 
+def test_number_beyond_pythons_limit_is_an_error_not_a_crash(tmp_path):
+    huge = tmp_path / 'huge.yaml'
+    huge.write_text('generate: {hosts: {count: ' + '9' * 5000
+                    + ', resources: {VCPU: 1}}}')
+    with pytest.raises(sc.ScenarioError, match='cannot read the scenario'):
+        sc.load(str(huge))
+
+
 def test_unreadable_file(tmp_path):
     bad = tmp_path / 'bad.yaml'
     bad.write_text('hosts: [unclosed')
