@@ -135,9 +135,10 @@ class ScopedPoliciesTestCase(test.TestCase,
             body['rules'] = rules
         return self.api.post_server_groups(body)
 
-    def _boot(self, group, document=None, expected='ACTIVE', count=1,
-              name='server', image=IMAGE, host=None):
-        """Boot ``count`` servers in one request; return them all.
+    def _post(self, group, document=None, count=1, name='server',
+              image=IMAGE, host=None):
+        """POST one boot request (``count`` servers) and return nova's
+        answer at once, without waiting for the servers.
 
         ``group`` None boots outside any group; ``host`` asks for a host
         (admin, microversion 2.74: filters and Placement still apply).
@@ -151,8 +152,14 @@ class ScopedPoliciesTestCase(test.TestCase,
         if document is not None:
             hints['scoped_policies'] = jsonutils.dumps(document)
         api = self.admin_api if host else self.api
-        created = api.post_server(
+        return api.post_server(
             {'server': server, 'os:scheduler_hints': hints})
+
+    def _boot(self, group, document=None, expected='ACTIVE', count=1,
+              name='server', image=IMAGE, host=None):
+        """Boot ``count`` servers in one request (:meth:`_post`) and wait
+        until they reach ``expected``; return them all."""
+        created = self._post(group, document, count, name, image, host)
         if count == 1:
             return [self._wait_for_state_change(created, expected,
                                                 max_retries=WAIT_RETRIES)]

@@ -17,7 +17,6 @@ import threading
 import time
 
 import fixtures
-from oslo_serialization import jsonutils
 import redis
 
 from nova.scheduler.client import report
@@ -96,13 +95,8 @@ class ConcurrentBootsTest(base.ScopedPoliciesTestCase):
         group = self._group('soft-anti-affinity')
         ids = []
         for i in range(case.size):
-            server = self._build_server(name=f'{case.name}-{i}',
-                                        image_uuid=base.IMAGE,
-                                        networks='none')
-            hints = {'group': group['id'],
-                     'scoped_policies': jsonutils.dumps(case.document)}
-            ids.append(self.api.post_server(
-                {'server': server, 'os:scheduler_hints': hints})['id'])
+            ids.append(self._post(group, case.document,
+                                  name=f'{case.name}-{i}')['id'])
         return group, ids
 
     def _settle(self, ids):
@@ -289,12 +283,8 @@ class LockInAnotherProcessTest(base.ScopedPoliciesTestCase):
         self.useFixture(fixtures.MonkeyPatch(
             'nova.scheduler.client.report.SchedulerReportClient.'
             'claim_resources', claim))
-        server = self._build_server(name='waits', image_uuid=base.IMAGE,
-                                    networks='none')
-        hints = {'group': group['id'], 'scoped_policies': jsonutils.dumps(
-            {'policies': ['anti-affinity:rack']})}
-        created = self.api.post_server({'server': server,
-                                        'os:scheduler_hints': hints})
+        created = self._post(group, {'policies': ['anti-affinity:rack']},
+                             name='waits')
         released = float(holder.stdout.readline().split()[1])
         self._wait_for_state_change(created, 'ACTIVE')
         self.assertEqual(1, len(claimed))

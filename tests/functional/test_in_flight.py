@@ -27,7 +27,6 @@ import time
 
 import fixtures
 from keystoneauth1 import exceptions as ks_exc
-from oslo_serialization import jsonutils
 
 from nova.virt import fake
 from tests.functional import base
@@ -57,15 +56,6 @@ class _InFlight(base.ScopedPoliciesTestCase):
         self.useFixture(fixtures.MonkeyPatch(
             'nova.virt.fake.FakeDriver.spawn', spawn))
 
-    def _post(self, group, document, name):
-        server = self._build_server(name=name, image_uuid=base.IMAGE,
-                                    networks='none')
-        hints = {'group': group['id']}
-        if document is not None:
-            hints['scoped_policies'] = jsonutils.dumps(document)
-        return self.api.post_server({'server': server,
-                                     'os:scheduler_hints': hints})
-
     def _settle(self, server, states, max_retries):
         if isinstance(states, str):
             states = (states,)
@@ -84,10 +74,10 @@ class FailedBuildTest(_InFlight):
 
     def _first_fails_after_second(self, policy, document):
         group = self._group(policy)
-        first = self._post(group, document, 'a')
+        first = self._post(group, document, name='a')
         self.failing = first['id']
         self.assertTrue(self.spawning.wait(120), 'A never spawned')
-        second = self._post(group, document, 'b')
+        second = self._post(group, document, name='b')
         second = self._settle(
             second, 'ACTIVE', base.WAIT_RETRIES)
         self.fail_now.set()
@@ -137,7 +127,7 @@ class PlacementOutageTest(_InFlight):
 
     def _member_in_flight(self, policy, document):
         group = self._group(policy)
-        first = self._post(group, document, 'a')
+        first = self._post(group, document, name='a')
         self.failing = first['id']
         self.assertTrue(self.spawning.wait(120), 'A never spawned')
         self.addCleanup(self.fail_now.set)
@@ -148,11 +138,11 @@ class PlacementOutageTest(_InFlight):
         group = self._member_in_flight('soft-anti-affinity', document)
         calls = self._outage()
         started = time.monotonic()
-        second = self._settle(self._post(group, document, 'b'),
+        second = self._settle(self._post(group, document, name='b'),
                               ('ACTIVE', 'ERROR'), base.WAIT_RETRIES)
         first_took = time.monotonic() - started
         started = time.monotonic()
-        third = self._settle(self._post(group, document, 'c'),
+        third = self._settle(self._post(group, document, name='c'),
                              ('ACTIVE', 'ERROR'), base.WAIT_RETRIES)
         then_took = time.monotonic() - started
         for server in (second, third):
@@ -170,6 +160,6 @@ class PlacementOutageTest(_InFlight):
         document = {'policies': ['soft-anti-affinity:rack']}
         group = self._member_in_flight('soft-anti-affinity', document)
         self._outage()
-        second = self._settle(self._post(group, document, 'b'),
+        second = self._settle(self._post(group, document, name='b'),
                               ('ACTIVE', 'ERROR'), base.WAIT_RETRIES)
         self.assertEqual('ACTIVE', second['status'])
