@@ -1,4 +1,4 @@
-"""An in-memory Placement: the subset nova-scoped-policies uses.
+"""An in-memory Placement's REST API: the subset nova-scoped-policies uses.
 
 A WSGI app (webob) for simulations and tests that need no database:
 resource providers with generations, inventories, usages, aggregates,
@@ -9,22 +9,23 @@ malformed header, 406 for an unsupported version, 400 for a parameter the
 version does not know). ``tests/functional/test_placement_conformance.py``
 runs the same cases against this app and the real Placement.
 
-Single-provider candidates only: no nested or sharing providers.
+This module parses requests, checks microversions and renders answers;
+the state and its rules are :mod:`.model`'s (``FakePlacement.model``),
+whose errors map to 404, 409 and 400 here, once.
 """
 
-import collections
 import copy
-import dataclasses
 import re
 import typing
 import uuid as uuidlib
 
-import os_traits
 import webob
 import webob.dec
 import webob.exc
 
 from oslo_serialization import jsonutils
+
+from nova_scoped_policies.placement import model
 
 MIN_VERSION = (1, 0)
 MAX_VERSION = (1, 39)
@@ -51,54 +52,24 @@ def parse_version(text: str) -> typing.Tuple[int, int]:
     return int(major), int(minor)
 
 
-@dataclasses.dataclass(frozen=True)
-class CandidateQuery:
-    """A validated ``GET /allocation_candidates`` query.
-
-    :param resources: resource class -> amount.
-    :param required: traits the provider must have.
-    :param forbidden: traits it must not have.
-    :param member_in: aggregate sets; the provider must be in one of each.
-    :param member_out: aggregates it must be in none of.
-    :param limit: at most this many candidates (None: all).
-    """
-
-    resources: typing.Mapping[str, int]
-    required: typing.FrozenSet[str]
-    forbidden: typing.FrozenSet[str]
-    member_in: typing.Tuple[typing.FrozenSet[str], ...]
-    member_out: typing.FrozenSet[str]
-    limit: typing.Optional[int]
+def _provider_body(provider: model.Provider, prefix: str) -> dict:
+    base = f'{prefix}/resource_providers/{provider.uuid}'
+    links = [{'rel': 'self', 'href': base}] + [
+        {'rel': rel, 'href': f'{base}/{rel}'}
+        for rel in ('inventories', 'usages', 'aggregates', 'traits',
+                    'allocations')]
+    return {'uuid': provider.uuid, 'name': provider.name,
+            'generation': provider.generation, 'links': links,
+            'parent_provider_uuid': None,
+            'root_provider_uuid': provider.uuid}
 
 
-class _Provider:
-    def __init__(self, uuid: str, name: str) -> None:
-        self.uuid = uuid
-        self.name = name
-        self.generation = 0
-        self.inventories: typing.Dict[str, dict] = {}
-        self.aggregates: typing.Set[str] = set()
-        self.traits: typing.Set[str] = set()
-
-    def capacity(self, rc: str) -> int:
-        inv = self.inventories[rc]
-        return int((inv['total'] - inv['reserved'])
-                   * inv['allocation_ratio'])
-
-    def body(self, prefix: str) -> dict:
-        base = f'{prefix}/resource_providers/{self.uuid}'
-        links = [{'rel': 'self', 'href': base}] + [
-            {'rel': rel, 'href': f'{base}/{rel}'}
-            for rel in ('inventories', 'usages', 'aggregates', 'traits',
-                        'allocations')]
-        return {'uuid': self.uuid, 'name': self.name,
-                'generation': self.generation, 'links': links,
-                'parent_provider_uuid': None,
-                'root_provider_uuid': self.uuid}
+# the one place the model's errors become status codes
+_STATUS = {model.NotFound: 404, model.Conflict: 409, model.Invalid: 400}
 
 
 class FakePlacement:
-    """The WSGI application. State lives in the instance.
+    """The WSGI application; its state is ``self.model``.
 
     :param max_version: the highest microversion to claim, e.g. "1.29" to
         play an old Placement.
@@ -106,17 +77,7 @@ class FakePlacement:
 
     def __init__(self, max_version: str = '%d.%d' % MAX_VERSION) -> None:
         self.max_version = parse_version(max_version)
-        self.providers: typing.Dict[str, _Provider] = {}
-        # provider name -> uuid: building a world of n hosts stays O(n)
-        self._by_name: typing.Dict[str, str] = {}
-        self.custom_traits: typing.Set[str] = set()
-        # consumer -> {'allocations': {rp: {rc: n}}, project_id, user_id,
-        #              consumer_generation, consumer_type}
-        self.consumers: typing.Dict[str, dict] = {}
-        # provider -> resource class -> amount allocated (kept in step)
-        self._usage: typing.Dict[str, typing.Counter[str]] = \
-            collections.defaultdict(collections.Counter)
-        self._standard = frozenset(os_traits.get_traits())
+        self.model = model.Placement()
         self.routes = [
             ('GET', r'/$', self.root),
             ('GET', r'/resource_providers$', self.list_providers),
@@ -164,7 +125,11 @@ class FakePlacement:
                     continue
                 allowed.append(method)
                 if method == req.method:
-                    status, body = handler(req, version, **match.groupdict())
+                    try:
+                        status, body = handler(req, version,
+                                               **match.groupdict())
+                    except model.Error as err:
+                        raise APIError(_STATUS[type(err)], str(err))
                     return self._respond(status, body, version)
             if allowed:
                 raise APIError(405, 'The method specified is not allowed for '
@@ -207,18 +172,11 @@ class FakePlacement:
         except ValueError:
             raise APIError(400, 'Malformed JSON')
 
-    def _provider(self, uuid: str) -> _Provider:
-        provider = self.providers.get(uuid)
-        if provider is None:
-            raise APIError(404, f'No resource provider with uuid {uuid} '
-                           'found')
-        return provider
-
     @staticmethod
-    def _generation(provider: _Provider, body: dict) -> None:
-        if body.get('resource_provider_generation') != provider.generation:
-            raise APIError(409, 'resource provider generation conflict')
-        provider.generation += 1
+    def _generation(body: dict):
+        """The provider generation a write names (None when missing:
+        a conflict with any generation, as in Placement)."""
+        return body.get('resource_provider_generation')
 
     # -- handlers --------------------------------------------------------
 
@@ -233,14 +191,10 @@ class FakePlacement:
         if not isinstance(body, dict) or not isinstance(
                 body.get('name'), str) or not body['name']:
             raise APIError(400, "'name' is a required property")
-        uuid = body.get('uuid') or str(uuidlib.uuid4())
-        if uuid in self.providers or body['name'] in self._by_name:
-            raise APIError(409, 'Conflicting resource provider name: '
-                           f'{body["name"]} already exists.')
-        provider = self.providers[uuid] = _Provider(uuid, body['name'])
-        self._by_name[body['name']] = uuid
+        provider = self.model.add_provider(
+            body.get('uuid') or str(uuidlib.uuid4()), body['name'])
         if version >= (1, 20):
-            return 200, provider.body(req.script_name)
+            return 200, _provider_body(provider, req.script_name)
         return 201, None
 
     def list_providers(self, req, version):
@@ -250,34 +204,22 @@ class FakePlacement:
                            f'{", ".join(sorted(unknown))}')
         member_in, member_out = _parse_member_of(
             req.GET.getall('member_of'), version)
-        name, uuid = req.GET.get('name'), req.GET.get('uuid')
-        if uuid is not None or name is not None:
-            # one provider at most: look it up, don't scan them all
-            wanted = self.providers.get(uuid if uuid is not None
-                                        else self._by_name.get(name, ''))
-            pool = [wanted] if wanted is not None else []
-        else:
-            pool = self.providers.values()
-        found = [
-            p for p in pool
-            if (name is None or p.name == name)
-            and (uuid is None or p.uuid == uuid)
-            and all(p.aggregates & wanted for wanted in member_in)
-            and not p.aggregates & member_out]
+        found = self.model.find(req.GET.get('name'), req.GET.get('uuid'),
+                                member_in, member_out)
         return 200, {'resource_providers': [
-            p.body(req.script_name) for p in sorted(
-                found, key=lambda p: p.uuid)]}
+            _provider_body(p, req.script_name) for p in found]}
 
     def get_provider(self, req, version, uuid):
-        return 200, self._provider(uuid).body(req.script_name)
+        return 200, _provider_body(self.model.provider(uuid),
+                                   req.script_name)
 
     def get_inventories(self, req, version, uuid):
-        provider = self._provider(uuid)
+        provider = self.model.provider(uuid)
         return 200, {'resource_provider_generation': provider.generation,
                      'inventories': copy.deepcopy(provider.inventories)}
 
     def put_inventories(self, req, version, uuid):
-        provider = self._provider(uuid)
+        self.model.provider(uuid)
         body = self._body(req)
         if not isinstance(body, dict) or not isinstance(
                 body.get('inventories'), dict):
@@ -291,27 +233,14 @@ class FakePlacement:
             if inv['max_unit'] is None:
                 inv['max_unit'] = inv['total']
             inventories[rc] = inv
-        used = self._used(uuid)
-        for rc in used:
-            if rc not in inventories:
-                raise APIError(409, f'Inventory for {rc} on resource provider '
-                               f'{uuid} in use.')
-        self._generation(provider, body)
-        provider.inventories = inventories
+        provider = self.model.set_inventories(uuid, self._generation(body),
+                                              inventories)
         return 200, {'resource_provider_generation': provider.generation,
                      'inventories': copy.deepcopy(inventories)}
 
-    def _used(self, uuid: str) -> typing.Counter[str]:
-        return self._usage[uuid]
-
-    def _account(self, allocations: dict, sign: int) -> None:
-        for rp, resources in allocations.items():
-            for rc, n in resources.items():
-                self._usage[rp][rc] += sign * n
-
     def get_usages(self, req, version, uuid):
-        provider = self._provider(uuid)
-        used = self._used(uuid)
+        provider = self.model.provider(uuid)
+        used = self.model.used(uuid)
         return 200, {'resource_provider_generation': provider.generation,
                      'usages': {rc: used.get(rc, 0)
                                 for rc in provider.inventories}}
@@ -319,7 +248,7 @@ class FakePlacement:
     def get_aggregates(self, req, version, uuid):
         if version < (1, 1):
             raise APIError(404, 'The resource could not be found.')
-        provider = self._provider(uuid)
+        provider = self.model.provider(uuid)
         body = {'aggregates': sorted(provider.aggregates)}
         if version >= (1, 19):
             body['resource_provider_generation'] = provider.generation
@@ -328,23 +257,21 @@ class FakePlacement:
     def put_aggregates(self, req, version, uuid):
         if version < (1, 1):
             raise APIError(404, 'The resource could not be found.')
-        provider = self._provider(uuid)
+        self.model.provider(uuid)
         body = self._body(req)
+        generation = model.UNCHECKED
         if version >= (1, 19):
             if not isinstance(body, dict):
                 raise APIError(400, "'aggregates' is a required property")
-            self._generation(provider, body)
+            generation = self._generation(body)
             aggregates = body.get('aggregates')
         else:
             aggregates = body
         if not isinstance(aggregates, list) or not all(
                 _is_uuid(a) for a in aggregates):
             raise APIError(400, 'aggregates must be a list of uuids')
-        provider.aggregates = set(aggregates)
+        self.model.set_aggregates(uuid, generation, aggregates)
         return self.get_aggregates(req, version, uuid)
-
-    def _known_trait(self, name: str) -> bool:
-        return name in self._standard or name in self.custom_traits
 
     def put_trait(self, req, version, name):
         if version < (1, 6):
@@ -354,35 +281,28 @@ class FakePlacement:
                            "no longer than 255 characters, start with the "
                            "prefix \"CUSTOM_\" and use following characters: "
                            "\"A\"-\"Z\", \"0\"-\"9\" and \"_\"")
-        if name in self.custom_traits:
-            return 204, None
-        self.custom_traits.add(name)
-        return 201, None
+        return (201 if self.model.add_trait(name) else 204), None
 
     def get_traits(self, req, version, uuid):
-        provider = self._provider(uuid)
+        provider = self.model.provider(uuid)
         return 200, {'traits': sorted(provider.traits),
                      'resource_provider_generation': provider.generation}
 
     def put_traits(self, req, version, uuid):
         if version < (1, 6):
             raise APIError(404, 'The resource could not be found.')
-        provider = self._provider(uuid)
+        self.model.provider(uuid)
         body = self._body(req)
         traits = body.get('traits') if isinstance(body, dict) else None
         if not isinstance(traits, list):
             raise APIError(400, "'traits' is a required property")
-        unknown = sorted(t for t in traits if not self._known_trait(t))
-        if unknown:
-            raise APIError(400, 'No such trait(s): %s' % ', '.join(unknown))
-        self._generation(provider, body)
-        provider.traits = set(traits)
+        self.model.set_traits(uuid, self._generation(body), traits)
         return self.get_traits(req, version, uuid)
 
     # -- allocation candidates -------------------------------------------
 
     def parse_candidate_query(self, params, version
-                              ) -> 'CandidateQuery':
+                              ) -> model.CandidateQuery:
         """Validate ``GET /allocation_candidates`` parameters.
 
         :param params: the query string as a multidict (``getall``).
@@ -418,35 +338,10 @@ class FakePlacement:
                                "Failed validating 'pattern' in "
                                "schema['properties']['limit']")
             limit = int(raw)
-        return CandidateQuery(resources, frozenset(required),
-                              frozenset(forbidden),
-                              tuple(frozenset(m) for m in member_in),
-                              frozenset(member_out), limit)
-
-    @staticmethod
-    def matches(provider: _Provider, query: 'CandidateQuery') -> bool:
-        """Traits and ``member_of``: what does not change with usage."""
-        return (query.required <= provider.traits
-                and not query.forbidden & provider.traits
-                and all(any_of & provider.aggregates
-                        for any_of in query.member_in)
-                and not query.member_out & provider.aggregates)
-
-    def fits(self, provider: _Provider,
-             resources: typing.Mapping[str, int]) -> bool:
-        """Does ``resources`` fit on ``provider`` with today's usage?"""
-        used = self._used(provider.uuid)
-        return all(_fits_one(provider, rc, amount, used.get(rc, 0))
-                   for rc, amount in resources.items())
-
-    def candidates(self, query: 'CandidateQuery') -> typing.List[_Provider]:
-        """The providers ``GET /allocation_candidates`` lists, in order."""
-        found = [p for p in self.providers.values()
-                 if self.matches(p, query) and self.fits(p, query.resources)]
-        found.sort(key=lambda p: p.uuid)
-        if query.limit is not None:
-            found = found[:query.limit]
-        return found
+        return model.CandidateQuery(
+            resources, frozenset(required), frozenset(forbidden),
+            tuple(frozenset(m) for m in member_in), frozenset(member_out),
+            limit)
 
     def allocation_candidates(self, req, version):
         if version < (1, 10):
@@ -454,13 +349,13 @@ class FakePlacement:
         query = self.parse_candidate_query(req.GET, version)
         requests = []
         summaries = {}
-        for provider in self.candidates(query):
+        for provider in self.model.candidates(query):
             alloc = {'allocations': {provider.uuid: {
                 'resources': dict(query.resources)}}}
             if version >= (1, 34):
                 alloc['mappings'] = {'': [provider.uuid]}
             requests.append(alloc)
-            used = self._used(provider.uuid)
+            used = self.model.used(provider.uuid)
             summary = {'resources': {
                 rc: {'capacity': provider.capacity(rc),
                      'used': used.get(rc, 0)}
@@ -486,7 +381,7 @@ class FakePlacement:
                                        f"of the form: HW_CPU_X86_VMX,CUSTOM_"
                                        f"MAGIC. Got: {value}")
                     name, target = name[1:], forbidden
-                if not self._known_trait(name):
+                if not self.model.known_trait(name):
                     raise APIError(400, f"No such trait(s): {name}")
                 target.add(name)
         return required, forbidden
@@ -494,21 +389,44 @@ class FakePlacement:
     # -- allocations -----------------------------------------------------
 
     def get_allocations(self, req, version, consumer):
-        data = self.consumers.get(consumer)
+        data = self.model.consumers.get(consumer)
         if data is None:
             return 200, {'allocations': {}}
         body = {'allocations': {
             rp: {'resources': dict(res),
-                 'generation': self.providers[rp].generation}
-            for rp, res in data['allocations'].items()}}
+                 'generation': self.model.providers[rp].generation}
+            for rp, res in data.allocations.items()}}
         if version >= (1, 12):
-            body['project_id'] = data['project_id']
-            body['user_id'] = data['user_id']
+            body['project_id'] = data.project_id
+            body['user_id'] = data.user_id
         if version >= (1, 28):
-            body['consumer_generation'] = data['consumer_generation']
+            body['consumer_generation'] = data.generation
         if version >= (1, 38):
-            body['consumer_type'] = data['consumer_type']
+            body['consumer_type'] = data.type
         return 200, body
+
+    @staticmethod
+    def _write(data: dict, version) -> model.Write:
+        """A consumer's allocations in a request body, checked."""
+        needed = ['allocations', 'project_id', 'user_id']
+        if version >= (1, 28):
+            needed.append('consumer_generation')
+        if version >= (1, 38):
+            needed.append('consumer_type')
+        for key in needed:
+            if key not in data:
+                raise APIError(400, f"'{key}' is a required property")
+        allocations = {}
+        for rp, alloc in (data['allocations'] or {}).items():
+            res = (alloc or {}).get('resources')
+            if not isinstance(res, dict) or not res:
+                raise APIError(400, "'resources' is a required property")
+            allocations[rp] = dict(res)
+        return model.Write(
+            allocations, data['project_id'], data['user_id'],
+            data.get('consumer_type', 'INSTANCE'),
+            data['consumer_generation'] if version >= (1, 28)
+            else model.UNCHECKED)
 
     def put_allocations(self, req, version, consumer):
         if not _is_uuid(consumer):
@@ -520,30 +438,7 @@ class FakePlacement:
         if not isinstance(body, dict) or not isinstance(
                 body.get('allocations'), dict):
             raise APIError(400, "'allocations' is a required property")
-        needed = ['project_id', 'user_id']
-        if version >= (1, 28):
-            needed.append('consumer_generation')
-        if version >= (1, 38):
-            needed.append('consumer_type')
-        for key in needed:
-            if key not in body:
-                raise APIError(400, f"'{key}' is a required property")
-        current = self.consumers.get(consumer)
-        if version >= (1, 28):
-            expected = current['consumer_generation'] if current else None
-            if body['consumer_generation'] != expected:
-                raise APIError(409, 'consumer generation conflict')
-        allocations: typing.Dict[str, typing.Dict[str, int]] = {}
-        for rp, data in body['allocations'].items():
-            if rp not in self.providers:
-                raise APIError(400, f'Allocation for resource provider {rp} '
-                               'that does not exist.')
-            res = (data or {}).get('resources')
-            if not isinstance(res, dict) or not res:
-                raise APIError(400, "'resources' is a required property")
-            allocations[rp] = dict(res)
-        self._write(consumer, allocations, body['project_id'],
-                    body['user_id'], body.get('consumer_type', 'INSTANCE'))
+        self.model.write(consumer, self._write(body, version))
         return 204, None
 
     def post_allocations(self, req, version):
@@ -555,153 +450,17 @@ class FakePlacement:
         if not isinstance(body, dict) or not body:
             raise APIError(400, 'the body must map consumer uuids to '
                            'allocations')
-        needed = ['allocations', 'project_id', 'user_id']
-        if version >= (1, 28):
-            needed.append('consumer_generation')
-        if version >= (1, 38):
-            needed.append('consumer_type')
-        wanted = {}
+        writes = {}
         for consumer, data in body.items():
             if not _is_uuid(consumer) or not isinstance(data, dict):
                 raise APIError(400, f'Malformed consumer_uuid: {consumer}')
-            for key in needed:
-                if key not in data:
-                    raise APIError(400, f"'{key}' is a required property")
-            current = self.consumers.get(consumer)
-            if version >= (1, 28):
-                expected = current['consumer_generation'] if current \
-                    else None
-                if data['consumer_generation'] != expected:
-                    raise APIError(409, 'consumer generation conflict')
-            allocations = {}
-            for rp, alloc in (data['allocations'] or {}).items():
-                if rp not in self.providers:
-                    raise APIError(400, 'Allocation for resource provider '
-                                   f'{rp} that does not exist.')
-                res = (alloc or {}).get('resources')
-                if not isinstance(res, dict) or not res:
-                    raise APIError(400, "'resources' is a required "
-                                   'property')
-                allocations[rp] = dict(res)
-            wanted[consumer] = (allocations, data)
-        # take the consumers' current allocations out, check the new ones
-        # together, and put everything back if they do not all fit
-        previous = {c: self.consumers.get(c) for c in wanted}
-        for current in previous.values():
-            if current:
-                self._account(current['allocations'], -1)
-        total: typing.Dict[str, typing.Counter[str]] = \
-            collections.defaultdict(collections.Counter)
-        for allocations, _ in wanted.values():
-            for rp, res in allocations.items():
-                total[rp].update(res)
-        units_ok = all(_fits_one(self.providers[rp], rc, amount, 0)
-                       for allocations, _ in wanted.values()
-                       for rp, res in allocations.items()
-                       for rc, amount in res.items())
-        for rp, res in total.items():
-            for rc, amount in res.items():
-                if not units_ok or self._usage[rp][rc] + amount > \
-                        self.providers[rp].capacity(rc):
-                    for current in previous.values():
-                        if current:
-                            self._account(current['allocations'], +1)
-                    raise APIError(409, 'Unable to allocate inventory: the '
-                                   'requested amounts would exceed the '
-                                   'capacity.')
-        for consumer, current in previous.items():
-            if current:
-                self._account(current['allocations'], +1)
-        touched = set()
-        for consumer, (allocations, data) in wanted.items():
-            touched |= self._write(consumer, allocations, data['project_id'],
-                                   data['user_id'],
-                                   data.get('consumer_type', 'INSTANCE'),
-                                   bump=False)
-        for rp in touched:   # one transaction: one generation per provider
-            self.providers[rp].generation += 1
+            writes[consumer] = self._write(data, version)
+        self.model.write_many(writes)
         return 204, None
-
-    def claim(self, consumer: str,
-              allocations: typing.Mapping[str, typing.Mapping[str, int]],
-              project_id: str, user_id: str) -> bool:
-        """What ``PUT /allocations/{consumer}`` does for a new consumer,
-        in-process: False where Placement answers 409.
-
-        :param consumer: the instance uuid; it must hold no allocations.
-        :param allocations: provider uuid -> resource class -> amount.
-        :param project_id: the consumer's project.
-        :param user_id: the consumer's user.
-        """
-        if consumer in self.consumers:
-            return False   # Placement: consumer generation conflict
-        try:
-            self._write(consumer, {rp: dict(res) for rp, res in
-                                   allocations.items()},
-                        project_id, user_id, 'INSTANCE')
-        except APIError as err:
-            if err.status == 409:
-                return False
-            raise
-        return True
-
-    def _write(self, consumer, allocations, project_id, user_id,
-               consumer_type, bump: bool = True) -> typing.Set[str]:
-        """Replace the consumer's allocations if they fit (else 409).
-
-        :param bump: give each provider touched a new generation.
-        :returns: the providers touched.
-        """
-        current = self.consumers.get(consumer)
-        # check capacity without the consumer's current allocations
-        mine = current['allocations'] if current else {}
-        for rp, res in allocations.items():
-            provider = self.providers[rp]
-            used = self._usage[rp]
-            for rc, amount in res.items():
-                used_by_others = used[rc] - mine.get(rp, {}).get(rc, 0)
-                if not _fits_one(provider, rc, amount, used_by_others):
-                    raise APIError(409, f'Unable to allocate inventory: '
-                                   f'Unable to create allocation for '
-                                   f"'{rc}' on resource provider '{rp}'. "
-                                   'The requested amount would exceed the '
-                                   'capacity.')
-        touched = set(allocations) | set(mine)
-        self._account(mine, -1)
-        self._account(allocations, +1)
-        if not allocations:
-            self.consumers.pop(consumer, None)
-        else:
-            self.consumers[consumer] = {
-                'allocations': allocations,
-                'project_id': project_id,
-                'user_id': user_id,
-                'consumer_generation': (current['consumer_generation'] + 1
-                                        if current else 1),
-                'consumer_type': consumer_type}
-        if bump:
-            for rp in touched:
-                self.providers[rp].generation += 1
-        return touched
 
     def delete_allocations(self, req, version, consumer):
-        # Placement does not bump provider generations on delete.
-        current = self.consumers.pop(consumer, None)
-        if current is None:
-            raise APIError(404, f'No allocations for consumer \'{consumer}\'')
-        self._account(current['allocations'], -1)
+        self.model.delete(consumer)
         return 204, None
-
-
-def _fits_one(provider: _Provider, rc: str, amount: int, used: int) -> bool:
-    """Can ``amount`` of ``rc`` go on ``provider`` with ``used`` taken?"""
-    inv = provider.inventories.get(rc)
-    if inv is None:
-        return False
-    if amount < inv['min_unit'] or amount > inv['max_unit'] or \
-            amount % inv['step_size']:
-        return False
-    return used + amount <= provider.capacity(rc)
 
 
 def _is_uuid(value) -> bool:

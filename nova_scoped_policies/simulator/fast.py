@@ -37,6 +37,7 @@ import webob.multidict
 from nova.scheduler import host_manager
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import fake
+from nova_scoped_policies.placement import model
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.simulator import embedded
 from nova_scoped_policies.simulator import runner
@@ -71,17 +72,17 @@ class _Candidates:
     """
 
     def __init__(self, sim: 'HostClasses',
-                 query: fake.CandidateQuery) -> None:
+                 query: model.CandidateQuery) -> None:
         self.sim = sim
         self.query = query
-        matches = sim.fake.matches
+        matches = sim.placement.matches
         self.classes = [c for c in sim.classes
                         if matches(c.provider, query)]
         self._matching = {id(c) for c in self.classes}
         self._fit: typing.Dict[str, bool] = {}
         self._limited: typing.Optional[typing.Set[str]] = None
         if query.limit is not None:
-            self._limited = {p.name for p in sim.fake.candidates(query)}
+            self._limited = {p.name for p in sim.placement.candidates(query)}
         # class -> position of its first host that may still be a
         # candidate (hosts before it are not candidates of this boot)
         self._start: typing.Dict[int, int] = {}
@@ -98,8 +99,10 @@ class _Candidates:
             elif self._limited is not None:
                 found = host in self._limited
             else:
-                provider = self.sim.fake.providers[self.sim.uuid_of[host]]
-                found = self.sim.fake.fits(provider, self.query.resources)
+                placement = self.sim.placement
+                found = placement.fits(
+                    placement.providers[self.sim.uuid_of[host]],
+                    self.query.resources)
             self._fit[host] = found
         return found
 
@@ -192,7 +195,8 @@ class HostClasses:
     def __init__(self, sim: runner.Simulation,
                  app: fake.FakePlacement) -> None:
         self.sim = sim
-        self.fake = app
+        self.app = app
+        self.placement = app.model
         self.uuid_of = {h.name: h.uuid for h in sim.scenario.hosts}
         self.order = sim.order
         self.host_state = sim.host_state
@@ -210,13 +214,13 @@ class HostClasses:
         # the domains come from the same aggregates: hosts with the same
         # aggregates share them
         for host in sorted(self.uuid_of, key=self.order.get):
-            provider = self.fake.providers[self.uuid_of[host]]
+            provider = self.placement.providers[self.uuid_of[host]]
             groups[(frozenset(provider.aggregates),
                     frozenset(provider.traits))].append(host)
         metadata = {a.uuid: a.metadata for a in sim.scenario.aggregates}
         for (aggregates, _), hosts in groups.items():
             cls = _Class(tuple(hosts),
-                         self.fake.providers[self.uuid_of[hosts[0]]],
+                         self.placement.providers[self.uuid_of[hosts[0]]],
                          frozenset(item for agg in aggregates
                                    for item in metadata[agg].items()),
                          {s: tuple(sorted(topology.domains_of(s, hosts[0])))
@@ -231,7 +235,7 @@ class HostClasses:
         params = webob.multidict.MultiDict(urllib.parse.parse_qsl(
             self.sim.querystring(spec), keep_blank_values=True))
         try:
-            query = self.fake.parse_candidate_query(params, self._version)
+            query = self.app.parse_candidate_query(params, self._version)
         except fake.APIError as err:
             raise pc.PlacementError(err.status, 'GET',
                                     '/allocation_candidates', err.detail)
@@ -305,7 +309,7 @@ class HostClasses:
     def claim(self, uuid, host_state, project) -> bool:
         """Claim in the fake in-process; False when it does not fit."""
         (alloc,) = host_state.allocation_candidates
-        return self.fake.claim(
+        return self.placement.claim(
             uuid, {rp: data['resources']
                    for rp, data in alloc['allocations'].items()},
             project, runner.USER)
@@ -323,4 +327,3 @@ class FastSimulation(runner.Simulation):
     def __init__(self, scenario, app: fake.FakePlacement) -> None:
         super().__init__(scenario, embedded.InProcessClient(app),
                          hosts=lambda sim: HostClasses(sim, app))
-        self.fake = app

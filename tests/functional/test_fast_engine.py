@@ -265,10 +265,10 @@ def test_claim_is_put_allocations_in_process():
     generation = client.create_provider('h1', rp)['generation']
     client.set_inventory(rp, generation, {'VCPU': {'total': 4}})
     first, second, third = (str(uuid.uuid4()) for _ in range(3))
-    assert app.claim(first, {rp: {'VCPU': 3}}, 'p', 'u')
-    assert not app.claim(second, {rp: {'VCPU': 2}}, 'p', 'u')   # 409
-    assert not app.claim(first, {rp: {'VCPU': 1}}, 'p', 'u')    # exists
-    assert app.claim(third, {rp: {'VCPU': 1}}, 'p', 'u')
+    assert app.model.claim(first, {rp: {'VCPU': 3}}, 'p', 'u')
+    assert not app.model.claim(second, {rp: {'VCPU': 2}}, 'p', 'u')   # 409
+    assert not app.model.claim(first, {rp: {'VCPU': 1}}, 'p', 'u')    # exists
+    assert app.model.claim(third, {rp: {'VCPU': 1}}, 'p', 'u')
     assert client.get_allocations(first)['allocations'][rp][
         'resources'] == {'VCPU': 3}
     assert client.request('GET', f'/resource_providers/{rp}/usages').json()[

@@ -36,8 +36,8 @@ def call(method, path, body=None, headers=A):
 
 
 def vcpus_used(api):
-    return sum(api.placement.app._usage[rp]['VCPU']
-               for rp in api.placement.app.providers)
+    placement = api.placement.app.model
+    return sum(placement.used(rp)['VCPU'] for rp in placement.providers)
 
 
 def test_an_expired_lease_is_released_by_the_reaper(api, monkeypatch):

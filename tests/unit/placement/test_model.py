@@ -1,0 +1,99 @@
+"""The in-memory Placement model without HTTP: what it holds, the
+candidates it lists and the writes it refuses (its REST layer,
+``placement.fake``, is held to the real Placement by
+tests/functional/test_placement_conformance.py)."""
+
+import pytest
+
+from nova_scoped_policies.placement import model
+
+AGG = 'a5f6a1b1-0000-4000-8000-000000000001'
+
+
+def _inventory(total, **extra):
+    return dict({'total': total, 'reserved': 0, 'min_unit': 1,
+                 'max_unit': total, 'step_size': 1,
+                 'allocation_ratio': 1.0}, **extra)
+
+
+@pytest.fixture
+def world():
+    placement = model.Placement()
+    for n in (1, 2):
+        placement.add_provider(f'rp{n}', f'h{n}')
+        placement.set_inventories(f'rp{n}', 0, {'VCPU': _inventory(4)})
+    placement.set_aggregates('rp1', 1, [AGG])
+    placement.add_trait('CUSTOM_GOLD')
+    placement.set_traits('rp2', 1, ['CUSTOM_GOLD'])
+    return placement
+
+
+def _query(resources, required=(), forbidden=(), member_in=(),
+           member_out=(), limit=None):
+    return model.CandidateQuery(
+        resources, frozenset(required), frozenset(forbidden),
+        tuple(frozenset(m) for m in member_in), frozenset(member_out), limit)
+
+
+@pytest.mark.parametrize('query, names', [
+    (_query({'VCPU': 4}), ['h1', 'h2']),
+    (_query({'VCPU': 5}), []),
+    (_query({'VCPU': 1, 'CUSTOM_GPU': 1}), []),
+    (_query({'VCPU': 1}, required=['CUSTOM_GOLD']), ['h2']),
+    (_query({'VCPU': 1}, forbidden=['CUSTOM_GOLD']), ['h1']),
+    (_query({'VCPU': 1}, member_in=[{AGG}]), ['h1']),
+    (_query({'VCPU': 1}, member_out=[AGG]), ['h2']),
+    (_query({'VCPU': 1}, limit=1), ['h1']),
+], ids=['fits', 'too big', 'unknown class', 'required', 'forbidden',
+        'member_of', 'not member_of', 'limit'])
+def test_candidates(world, query, names):
+    assert [p.name for p in world.candidates(query)] == names
+
+
+def test_names_and_generations_conflict(world):
+    with pytest.raises(model.Conflict, match='h1 already exists'):
+        world.add_provider('rp3', 'h1')
+    with pytest.raises(model.Conflict, match='generation conflict'):
+        world.set_aggregates('rp1', 0, [])
+    with pytest.raises(model.NotFound):
+        world.provider('rp9')
+    with pytest.raises(model.Invalid, match='CUSTOM_NONE'):
+        world.set_traits('rp1', 2, ['CUSTOM_NONE'])
+    assert world.find(name='h2')[0].uuid == 'rp2'
+    assert [p.name for p in world.find(member_in=[{AGG}])] == ['h1']
+
+
+def test_claims_and_writes(world):
+    assert world.claim('c1', {'rp1': {'VCPU': 3}}, 'p', 'u')
+    assert not world.claim('c2', {'rp1': {'VCPU': 2}}, 'p', 'u')
+    assert not world.claim('c1', {'rp2': {'VCPU': 1}}, 'p', 'u')
+    assert world.used('rp1')['VCPU'] == 3
+    with pytest.raises(model.Conflict, match='consumer generation'):
+        world.write('c1', model.Write({}, 'p', 'u', expected_generation=7))
+    with pytest.raises(model.Conflict, match='in use'):
+        world.set_inventories('rp1', world.provider('rp1').generation, {})
+    world.write('c1', model.Write({'rp1': {'VCPU': 4}}, 'p', 'u',
+                                  expected_generation=1))
+    assert world.consumers['c1'].generation == 2
+    world.delete('c1')
+    assert world.used('rp1')['VCPU'] == 0
+    with pytest.raises(model.NotFound):
+        world.delete('c1')
+
+
+def test_write_many_is_all_or_nothing(world):
+    assert world.claim('old', {'rp1': {'VCPU': 2}}, 'p', 'u')
+    before = world.provider('rp1').generation
+    with pytest.raises(model.Conflict, match='capacity'):
+        world.write_many({
+            'old': model.Write({'rp1': {'VCPU': 1}}, 'p', 'u'),
+            'new': model.Write({'rp1': {'VCPU': 4}}, 'p', 'u')})
+    assert world.consumers['old'].allocations == {'rp1': {'VCPU': 2}}
+    assert 'new' not in world.consumers
+    assert world.used('rp1')['VCPU'] == 2
+    # moving the old claim away frees room for the new one, in one write
+    world.write_many({
+        'old': model.Write({'rp2': {'VCPU': 2}}, 'p', 'u'),
+        'new': model.Write({'rp1': {'VCPU': 4}}, 'p', 'u')})
+    assert world.used('rp1')['VCPU'] == 4
+    assert world.provider('rp1').generation == before + 1
