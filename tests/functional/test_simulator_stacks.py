@@ -29,8 +29,8 @@ def run(data, placement=pf.FakePlacementFixture):
         result = runner.Simulation(scenario, pf.client_for(fixture)).run()
         if isinstance(fixture, pf.FakePlacementFixture):
             result['holds_left'] = sum(
-                1 for c in fixture.app.consumers.values()
-                if c['consumer_type'] == holds.CONSUMER_TYPE)
+                1 for c in fixture.app.model.consumers.values()
+                if c.type == holds.CONSUMER_TYPE)
         return result
     finally:
         fixture.cleanUp()
