@@ -15,16 +15,33 @@ import sys
 from nova_scoped_policies.cmd import manage
 
 
-def _progress(stream):
-    def show(done, total):
-        width = 30
-        filled = width * done // total
-        stream.write(f'\r[{"#" * filled}{"." * (width - filled)}] '
-                     f'{done}/{total} requests')
-        if done == total:
-            stream.write('\n')
-        stream.flush()
-    return show
+class _Bar:
+    """The simulation's progress on ``stream`` with rich: the hosts as
+    they are built, then the servers as they are booted (placed or
+    failed). A context manager: the bar stops with the simulation."""
+
+    def __init__(self, stream) -> None:
+        from rich import console
+        from rich import progress
+        self._bar = progress.Progress(
+            progress.TextColumn('{task.description:>7}'),
+            progress.BarColumn(), progress.MofNCompleteColumn(),
+            progress.TimeElapsedColumn(),
+            console=console.Console(file=stream))
+        self._task = None
+
+    def __enter__(self) -> '_Bar':
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._bar.stop()
+
+    def phase(self, name: str, total: int) -> None:
+        self._task = self._bar.add_task(name, total=total)
+
+    def advance(self, done: int = 1) -> None:
+        self._bar.advance(self._task, done)
 
 
 def simulate(args) -> int:
@@ -61,8 +78,11 @@ def simulate(args) -> int:
         simulation = runner.Simulation(scenario, placement)
     try:
         simulation.placement.check_version()
-        progress = _progress(sys.stderr) if sys.stderr.isatty() else None
-        result = simulation.run(progress)
+        if sys.stderr.isatty():
+            with _Bar(sys.stderr) as bar:
+                result = simulation.run(bar)
+        else:
+            result = simulation.run()
     except pc.PlacementError as exc:
         print(f'error: Placement: {exc}', file=sys.stderr)
         return 1

@@ -114,6 +114,28 @@ class EveryHost:
         return True
 
 
+class Progress(typing.Protocol):
+    """What a simulation tells of its progress (the command line draws
+    it with rich)."""
+
+    def phase(self, name: str, total: int) -> None:
+        """A phase of ``total`` steps begins."""
+
+    def advance(self, done: int = 1) -> None:
+        """``done`` more steps of the phase are done."""
+
+
+class _Silent:
+    def phase(self, name: str, total: int) -> None:
+        pass
+
+    def advance(self, done: int = 1) -> None:
+        pass
+
+
+_SILENT = _Silent()
+
+
 class Simulation:
     """One scenario against one Placement.
 
@@ -158,8 +180,13 @@ class Simulation:
 
     # -- the world -------------------------------------------------------
 
-    def build(self) -> None:
-        """Create providers, inventories, traits and aggregates."""
+    def build(self, progress: typing.Optional['Progress'] = None) -> None:
+        """Create providers, inventories, traits and aggregates.
+
+        :param progress: told of each host created (phase ``hosts``).
+        """
+        progress = progress or _SILENT
+        progress.phase('hosts', len(self.scenario.hosts))
         p = self.placement
         custom = sorted({t for h in self.scenario.hosts for t in h.traits
                          if t.startswith('CUSTOM_')})
@@ -185,6 +212,7 @@ class Simulation:
             )['resource_provider_generation']
             if member_of.get(host.name):
                 p.set_aggregates(host.uuid, generation, member_of[host.name])
+            progress.advance()
         self.hosts.build()
 
     @contextlib.contextmanager
@@ -247,13 +275,29 @@ class Simulation:
 
     # -- requests --------------------------------------------------------
 
-    def run(self, progress=None) -> dict:
-        """Build the world, run every request, return the report data."""
+    def _servers(self, request: sc.Request) -> int:
+        """How many servers a request boots (placed or failed)."""
+        if isinstance(request, sc.Boot):
+            return request.count
+        if isinstance(request, sc.PlanRequest) and \
+                request.kind == 'boot_plan':
+            return len(self.scenario.stacks[request.stack].stack.servers)
+        return 0
+
+    def run(self, progress: typing.Optional['Progress'] = None) -> dict:
+        """Build the world, run every request, return the report data.
+
+        :param progress: told of the hosts built (phase ``hosts``), then
+            of the servers booted, placed or failed (phase ``servers``).
+        """
+        progress = progress or _SILENT
         start = time.perf_counter()
-        self.build()
+        self.build(progress)
+        progress.phase('servers', sum(
+            self._servers(r) for _, r in self.scenario.requests))
         booted = 0
         with self.scheduler():
-            for i, (path, request) in enumerate(self.scenario.requests):
+            for path, request in self.scenario.requests:
                 if isinstance(request, sc.Boot):
                     booted += self.boot(request)
                 elif isinstance(request, sc.Delete):
@@ -264,8 +308,7 @@ class Simulation:
                     booted += self.plans.handle(request)
                 else:
                     self.update_group(request)
-                if progress:
-                    progress(i + 1, len(self.scenario.requests))
+                progress.advance(self._servers(request))
         result = {'placements': self.placements, 'failures': self.failures,
                   'audit': self.audit(),
                   'stats': {'requests': len(self.scenario.requests),

@@ -2,6 +2,7 @@
 
 import collections
 import glob
+import io
 import json
 import os
 
@@ -9,6 +10,9 @@ import pytest
 import yaml
 
 from nova_scoped_policies.cmd import main as cli
+from nova_scoped_policies.placement import fake
+from nova_scoped_policies.simulator import embedded
+from nova_scoped_policies.simulator import fast
 from nova_scoped_policies.simulator import runner
 from nova_scoped_policies.simulator import scenario as sc
 from tests import placement_fixtures as pf
@@ -363,3 +367,55 @@ def test_cli_default_engine_is_fast_on_the_embedded_placement(capsys,
                      '--format', 'json']) == 0
     assert ran == [fast.FastSimulation]
     assert json.loads(capsys.readouterr().out)['stats']['placed'] == 6
+
+
+class _Recorder:
+    def __init__(self):
+        self.phases = []
+
+    def phase(self, name, total):
+        self.phases.append([name, total, 0])
+
+    def advance(self, done=1):
+        self.phases[-1][2] += done
+
+
+def _boots(scenario):
+    """The servers a scenario boots: its boots' and its plans'."""
+    return sum(r.count for _, r in scenario.requests
+               if isinstance(r, sc.Boot)) + sum(
+        len(scenario.stacks[r.stack].stack.servers)
+        for _, r in scenario.requests
+        if isinstance(r, sc.PlanRequest) and r.kind == 'boot_plan')
+
+
+@pytest.mark.parametrize('engine', ['nova', 'fast'])
+@pytest.mark.parametrize('name, servers', [
+    ('rack-anti-affinity', 7),          # one of them fails
+    ('stack-joint-vs-greedy', 20),      # 10 of them from a plan
+])
+def test_progress_counts_hosts_then_servers(engine, name, servers):
+    """The hosts as they are built, then every server booted, placed or
+    failed, with either engine."""
+    scenario = sc.load(os.path.join(ROOT, 'examples', f'{name}.yaml'))
+    assert _boots(scenario) == servers
+    recorder = _Recorder()
+    app = fake.FakePlacement()
+    simulation = fast.FastSimulation(scenario, app) if engine == 'fast' \
+        else runner.Simulation(scenario, embedded.InProcessClient(app))
+    simulation.run(recorder)
+    assert recorder.phases == [
+        ['hosts', len(scenario.hosts), len(scenario.hosts)],
+        ['servers', servers, servers]]
+
+
+def test_the_progress_bar_is_rich():
+    out = io.StringIO()
+    with cli._Bar(out) as bar:
+        bar.phase('hosts', 3)
+        bar.advance(3)
+        bar.phase('servers', 5)
+        bar.advance(5)
+    text = out.getvalue()
+    assert 'hosts' in text and '3/3' in text
+    assert 'servers' in text and '5/5' in text
