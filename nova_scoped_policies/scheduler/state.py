@@ -84,26 +84,6 @@ class RequestStates:
             weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    @property
-    def locator(self):
-        return self.sources.locator
-
-    @locator.setter
-    def locator(self, locator) -> None:
-        self.sources.locator = locator
-
-    @property
-    def aggregates(self):
-        return self.sources.aggregates
-
-    @aggregates.setter
-    def aggregates(self, aggregates) -> None:
-        self.sources.aggregates = aggregates
-
-    @property
-    def store(self):
-        return self.sources.store
-
     def evaluation(self, spec_obj) -> typing.Optional[engine.Evaluation]:
         """The evaluation for this request and instance, or None when no
         policy applies.
@@ -163,7 +143,7 @@ class RequestStates:
 
     def aggregates_changed(self) -> None:
         """nova-api announced an aggregate change: reload at next use."""
-        invalidate = getattr(self.aggregates, 'invalidate', None)
+        invalidate = getattr(self.sources.aggregates, 'invalidate', None)
         if invalidate is not None:
             invalidate()
 
@@ -199,7 +179,7 @@ class RequestStates:
         if stored is not None:
             # stored identifiers are real; the document is merged in the
             # tenant's form and translated back once (identifiers.to_real)
-            topology = self.aggregates.get(context)
+            topology = self.sources.aggregates.get(context)
             stored_doc = topology.to_tenant(stored.document, spec.project_id)
         return _document_of(spec, stored_doc), stored, topology
 
@@ -209,7 +189,7 @@ class RequestStates:
         if document is None:
             return _Entry(None)
         if topology is None:
-            topology = self.aggregates.get(context)
+            topology = self.sources.aggregates.get(context)
         document = identifiers.to_real(document, topology, spec.project_id)
         placements: typing.Mapping[str, typing.Optional[str]] = {}
         if spec.in_group:

@@ -254,7 +254,7 @@ class Simulation:
                                     check_scopes=False)
             # as a running scheduler would have: the driver loaded and the
             # group read (writes drop the copy: see _stored)
-            state.states().store.group(group.uuid)
+            state.states().sources.store.group(group.uuid)
 
     def _real(self, project, document):
         return self.aggregates.topology.to_real(document, project)
@@ -262,7 +262,7 @@ class Simulation:
     @staticmethod
     def _stored() -> None:
         """After a write: the scheduler reads the store again."""
-        state.states().store.forget()
+        state.states().sources.store.forget()
 
     def _load_plugins(self) -> None:
         # nova's own request filters need nova's databases (service

@@ -175,7 +175,7 @@ class StoredGroupTest(base.ScopedPoliciesTestCase):
         self._boot(hard)
         self._boot(soft)
         # the database goes away
-        driver = base.state.STATES.store.driver
+        driver = base.state.STATES.sources.store.driver
         driver.store = store_api.PolicyStore(
             'sqlite:////nonexistent/dir/store.db')
         failed = self._boot(hard, expected='ERROR')[0]

@@ -23,7 +23,7 @@ class ForbiddenAggregatesFilter(base.RequestFilter):
 
     def apply(self, ctxt, request_spec) -> bool:
         admin = (ctxt or nova_context.get_admin_context()).elevated()
-        index = state.states().aggregates.traits(admin)
+        index = state.states().sources.aggregates.traits(admin)
         if not index.required:
             return True
         requested = nova_utils.ResourceRequest.from_request_spec(

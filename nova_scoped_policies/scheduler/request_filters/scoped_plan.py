@@ -87,7 +87,7 @@ class ScopedPlanFilter(base.RequestFilter):
             LOG.debug('%s: %s is moving; not pinned to its decided host',
                       self.name, request_spec.instance_uuid)
             return True
-        store = state.states().store
+        store = state.states().sources.store
         if store is None:
             raise _failed('no policy store is configured ([scoped_policies] '
                           'store_driver)')

@@ -97,7 +97,7 @@ def test_one_member_lookup_per_request_shared_by_all_plugins(install):
         # nova appends each selection for the next instance.
         spec_obj.instance_group.hosts.append('h3')
     assert locator.calls == 1
-    assert states.aggregates.calls == 1
+    assert states.sources.aggregates.calls == 1
 
 
 def test_in_flight_selections_of_a_multi_instance_request(install):

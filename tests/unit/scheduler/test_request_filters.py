@@ -124,7 +124,7 @@ def test_forbidden_aggregates_from_the_cache(install, conf):
         'uuid-win', 'win', ['h1'],
         {'trait:CUSTOM_WINDOWS_LICENSED': 'required'})]
     states = install(FakeLocator())
-    states.aggregates = StaticAggregates(aggregates=aggs)
+    states.sources.aggregates = StaticAggregates(aggregates=aggs)
     spec = objects.RequestSpec(
         flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
                               ephemeral_gb=0, swap=0, extra_specs={}),
