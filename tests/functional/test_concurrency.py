@@ -36,6 +36,25 @@ def _redis_or_fail():
         raise AssertionError(f'Redis on {REDIS_URL} is needed: {exc}')
 
 
+def settle(get_server, ids, timeout, poll=0.1):
+    """Wait until every server is ACTIVE or ERROR; return the servers.
+
+    :param get_server: server id -> the server as the API shows it.
+    """
+    deadline = time.monotonic() + timeout
+    done = {}
+    while len(done) < len(ids):
+        assert time.monotonic() < deadline, (
+            f'servers still building after {timeout} s')
+        for sid in ids:
+            if sid not in done:
+                server = get_server(sid)
+                if server['status'] in ('ACTIVE', 'ERROR'):
+                    done[sid] = server
+        time.sleep(poll)
+    return [done[sid] for sid in ids]
+
+
 class Case(collections.namedtuple('Case', 'name document size check')):
     """One kind of group: its hint, boots per group, and the verdict."""
 
@@ -100,19 +119,7 @@ class ConcurrentBootsTest(base.ScopedPoliciesTestCase):
         return group, ids
 
     def _settle(self, ids):
-        """Wait until every server is ACTIVE or ERROR; return the servers."""
-        deadline = time.monotonic() + TIMEOUT
-        done = {}
-        while len(done) < len(ids):
-            self.assertLess(time.monotonic(), deadline,
-                            f'servers still building after {TIMEOUT} s')
-            for sid in ids:
-                if sid not in done:
-                    server = self.admin_api.get_server(sid)
-                    if server['status'] in ('ACTIVE', 'ERROR'):
-                        done[sid] = server
-            time.sleep(0.1)
-        return [done[sid] for sid in ids]
+        return settle(self.admin_api.get_server, ids, TIMEOUT)
 
     def _story(self, servers):
         """Where each member went and how many builds nova retried, for

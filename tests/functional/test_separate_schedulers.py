@@ -17,7 +17,6 @@ least 90% of the boots that fit must be ACTIVE.
 
 import collections
 import json
-import time
 
 import pytest
 
@@ -60,23 +59,6 @@ def _fire(deployed, case, name):
     }).json()['server']['id'] for i in range(case.size)]
 
 
-def _settle(deployed, ids):
-    """Wait until every server is ACTIVE or ERROR; return the servers."""
-    deadline = time.monotonic() + TIMEOUT
-    done = {}
-    while len(done) < len(ids):
-        assert time.monotonic() < deadline, (
-            f'servers still building after {TIMEOUT} s')
-        for sid in ids:
-            if sid not in done:
-                server = deployed.admin.get(f'/servers/{sid}').json()[
-                    'server']
-                if server['status'] in ('ACTIVE', 'ERROR'):
-                    done[sid] = server
-        time.sleep(0.2)
-    return [done[sid] for sid in ids]
-
-
 def _run(deployed, case):
     """ROUNDS rounds of GROUPS_PER_ROUND groups; return the boots, the
     ACTIVE servers and, per group that broke its policy, where its
@@ -87,7 +69,9 @@ def _run(deployed, case):
         fired = [_fire(deployed, case, f'{case.name}-{r}-{g}')
                  for g in range(GROUPS_PER_ROUND)]
         for ids in fired:
-            servers = _settle(deployed, ids)
+            servers = concurrency.settle(
+                lambda sid: deployed.admin.get(f'/servers/{sid}').json()[
+                    'server'], ids, TIMEOUT, poll=0.2)
             hosts = [s['OS-EXT-SRV-ATTR:host'] for s in servers
                      if s['status'] == 'ACTIVE']
             boots += len(servers)
