@@ -2,10 +2,12 @@
 
 A tenant targets a domain (``affinity:zone:ID``) by the identifier it sees:
 the real domain id, or an obfuscated one per tenant
-(``policy_scope_obfuscate_identifiers``). The edges (hint parsing and the
-store read in the scheduler, the API) translate documents with
-:func:`to_real` before the engine sees them, and back with
-:func:`to_tenant` to show them; the engine reads real ids only.
+(``policy_scope_obfuscate_identifiers``). The edges translate what tenants
+write with :func:`to_real` before anything else reads it (the hint in the
+scheduler, bodies in the API); stored policies are real already and only
+get the tenant's wording (:func:`worded`) so that errors and reasons name
+them as the tenant would. Merging, validation and the engine read real
+ids only; :func:`to_tenant` translates back for display.
 """
 
 import dataclasses
@@ -17,7 +19,8 @@ from nova_scoped_policies.topology import Topology
 
 
 def to_real(document: PolicyDocument, topology: Topology,
-            project_id: typing.Optional[str]) -> PolicyDocument:
+            project_id: typing.Optional[str],
+            strict: bool = True) -> PolicyDocument:
     """The document with every targeted domain in its real id.
 
     Policies of scopes ``topology`` does not define are left as written:
@@ -28,9 +31,11 @@ def to_real(document: PolicyDocument, topology: Topology,
     :param document: policies as the tenant wrote them.
     :param topology: scopes and domains.
     :param project_id: the tenant, for obfuscated scopes.
+    :param strict: False leaves an identifier that names no domain as
+        written (the engine then reports it, as an audit does).
     :raises PolicyError: naming the field and the identifier as the tenant
         wrote it, when the scope takes no identifiers or none of its
-        domains has it.
+        domains has it (``strict`` only).
     """
     policies, fields, written = [], {}, dict(document.written)
     for i, policy in enumerate(document.policies):
@@ -38,8 +43,13 @@ def to_real(document: PolicyDocument, topology: Topology,
         label = document.label_of(i)
         if policy.identifier is not None and \
                 topology.scope(policy.scope) is not None:
-            real = topology.resolve_identifier(
-                policy.scope, policy.identifier, project_id, field)
+            try:
+                real = topology.resolve_identifier(
+                    policy.scope, policy.identifier, project_id, field)
+            except PolicyError:
+                if strict:
+                    raise
+                real = policy.identifier
             policy = policy.with_identifier(real)
         policies.append(policy)
         fields[policy] = field
@@ -47,6 +57,29 @@ def to_real(document: PolicyDocument, topology: Topology,
             written[policy] = label
     return dataclasses.replace(document, policies=tuple(policies),
                                fields=fields, written=written)
+
+
+def worded(document: PolicyDocument, topology: Topology,
+           project_id: typing.Optional[str]) -> PolicyDocument:
+    """The same document (real identifiers), remembering how
+    ``project_id`` writes each targeted policy (``PolicyDocument.written``)
+    so that merge errors, reasons and violations name it that way.
+
+    For stored policies: they are real already and are never translated
+    back and forth.
+
+    :param document: policies with real identifiers.
+    :param topology: scopes and domains.
+    :param project_id: the tenant the policies are shown to.
+    """
+    shown = topology.to_tenant(document, project_id)
+    written = dict(document.written)
+    for policy, as_shown in zip(document.policies, shown.policies):
+        if policy not in written and as_shown != policy:
+            written[policy] = str(as_shown)
+    if written == document.written:
+        return document
+    return dataclasses.replace(document, written=written)
 
 
 def to_tenant(document: PolicyDocument, topology: Topology,
@@ -60,4 +93,4 @@ def to_tenant(document: PolicyDocument, topology: Topology,
     return topology.to_tenant(document, project_id)
 
 
-__all__ = ['to_real', 'to_tenant', 'PolicyError']
+__all__ = ['to_real', 'to_tenant', 'worded', 'PolicyError']

@@ -18,6 +18,7 @@ import webob.exc
 
 from nova_scoped_policies.api import hosts as hosts_mod
 from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import records
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import solver
@@ -58,18 +59,19 @@ def _hosts(placement: pc.PlacementClient, stack: model.Stack
     return list(found.values()), {rp: name for rp, name in names.items()}
 
 
-def _topology(placement: pc.PlacementClient, scope_records: typing.List[dict],
+def _topology(placement: pc.PlacementClient,
+              scope_records: typing.List[records.ScopeRecord],
               stack: model.Stack) -> topo.Topology:
     wanted = stack.scopes
-    parents = {r['name']: r.get('parent') for r in scope_records}
+    parents = {r.name: r.parent for r in scope_records}
     for name in list(wanted):   # nesting is checked against the parents
         while parents.get(name):
             name = parents[name]
             wanted = wanted | {name}
     by_aggregate = {}
     for record in scope_records:
-        if record['name'] in wanted:
-            for aggregate in record['aggregates']:
+        if record.name in wanted:
+            for aggregate in record.aggregates:
                 by_aggregate[aggregate] = hosts_mod.hosts_in(placement,
                                                              [aggregate])
     return topo.from_scope_records(scope_records, by_aggregate)
@@ -115,7 +117,7 @@ def existing(service, stack: model.Stack, project_id: str, admin: bool,
         owner = None
         try:
             record = service.store.get_group(target.uuid)
-            owner, members = record['project_id'], list(record['members'])
+            owner, members = record.project_id, list(record.members)
         except store_api.NotFound:   # maybe a plain Nova group
             record = None
         if service.nova is not None:

@@ -11,6 +11,7 @@ embedded Placement with the fast engine
 
 import argparse
 import sys
+import warnings
 
 from nova_scoped_policies.cmd import manage
 
@@ -45,6 +46,9 @@ class _Bar:
 
 
 def simulate(args) -> int:
+    # nova's libraries import eventlet, which warns that it is deprecated;
+    # nothing here runs on it, and the warning would open every report
+    warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
     from nova_scoped_policies.placement import client as pc
     from nova_scoped_policies.simulator import report
     from nova_scoped_policies.simulator import runner
@@ -116,8 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument('scenario', help='the scenario YAML file')
     sim.add_argument('--format', choices=('table', 'json'), default='table')
     sim.add_argument('--plot', metavar='FILE.png',
-                     help='also draw members per domain per scope, one '
-                     'panel per group (needs matplotlib)')
+                     help='also draw members per domain, one panel per '
+                     'scope of each group and stack (a heatmap beyond 40 '
+                     'domains), with limits and failed servers (needs '
+                     'matplotlib)')
     sim.add_argument('--placement-url',
                      help='use this Placement instead of the embedded one; '
                      'it must be a scratch Placement: the scenario creates '

@@ -15,6 +15,7 @@ from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
 
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.db import records
 from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.scheduler import stores
@@ -93,13 +94,14 @@ class Checks(upgradecheck.UpgradeCommands):
         self.placement = placement or (
             lambda: pc.PlacementClient.from_conf(conf))
         self.store = store or self._store_from_conf
-        self._stored_scopes: typing.Optional[typing.List[dict]] = None
+        self._stored_scopes: typing.Optional[
+            typing.List[records.ScopeRecord]] = None
 
     def _store_from_conf(self):
         name = self.conf.scoped_policies.store_driver
         return stores.load_driver(name, self.conf) if name else None
 
-    def _scopes_of_store(self) -> typing.List[dict]:
+    def _scopes_of_store(self) -> typing.List[records.ScopeRecord]:
         """The stored scopes, or none when the store fails (reported by
         the policy store check)."""
         if self._stored_scopes is None:
@@ -217,7 +219,7 @@ class Checks(upgradecheck.UpgradeCommands):
                           'aggregate metadata, policies from Nova groups '
                           'and the scoped_policies hint')
         try:
-            scopes = {s['name'] for s in driver.scopes()}
+            scopes = {s.name for s in driver.scopes()}
             groups = driver.groups()
         except stores.StoreUnavailable as exc:
             return Result(Code.FAILURE, f'{exc}; boots into groups with '

@@ -1,4 +1,5 @@
-"""The policy store's operations: plain data in and out.
+"""The policy store's operations: plain data in, typed records out
+(:class:`records.ScopeRecord`, :class:`records.GroupRecord`).
 
 Each :class:`PolicyStore` has its own oslo.db transaction factory, so one
 process can hold several stores (tests on three backends, a service and a
@@ -15,6 +16,7 @@ from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
 from nova_scoped_policies.db import models
+from nova_scoped_policies.db import records
 from nova_scoped_policies import policy
 from nova_scoped_policies import topology as topo
 
@@ -44,22 +46,24 @@ class _Context:
     pass
 
 
-def _scope_dict(row: models.PolicyScope) -> dict:
-    return {'uuid': row.uuid, 'name': row.name,
-            'allow_identifiers': row.allow_identifiers,
-            'obfuscate_identifiers': row.obfuscate_identifiers,
-            'obfuscate_namespace_uuid': row.obfuscate_namespace_uuid,
-            'parent': row.parent,
-            'aggregates': [a.aggregate_uuid for a in row.aggregates],
-            'created_at': row.created_at, 'updated_at': row.updated_at}
+def _scope_record(row: models.PolicyScope) -> records.ScopeRecord:
+    return records.ScopeRecord(
+        uuid=row.uuid, name=row.name,
+        allow_identifiers=row.allow_identifiers,
+        obfuscate_identifiers=row.obfuscate_identifiers,
+        obfuscate_namespace_uuid=row.obfuscate_namespace_uuid,
+        parent=row.parent,
+        aggregates=tuple(a.aggregate_uuid for a in row.aggregates),
+        created_at=row.created_at, updated_at=row.updated_at)
 
 
-def _group_dict(row: models.ScopedGroup) -> dict:
-    return {'uuid': row.uuid, 'project_id': row.project_id,
-            'user_id': row.user_id, 'name': row.name,
-            'document': policy.parse_document(jsonutils.loads(row.document)),
-            'members': [m.instance_uuid for m in row.members],
-            'created_at': row.created_at, 'updated_at': row.updated_at}
+def _group_record(row: models.ScopedGroup) -> records.GroupRecord:
+    return records.GroupRecord(
+        uuid=row.uuid, project_id=row.project_id, user_id=row.user_id,
+        name=row.name,
+        document=policy.parse_document(jsonutils.loads(row.document)),
+        members=tuple(m.instance_uuid for m in row.members),
+        created_at=row.created_at, updated_at=row.updated_at)
 
 
 class PolicyStore:
@@ -112,7 +116,8 @@ class PolicyStore:
                      obfuscate_namespace_uuid: typing.Optional[str] = None,
                      uuid: typing.Optional[str] = None,
                      aggregates: typing.Iterable[str] = (),
-                     parent: typing.Optional[str] = None) -> dict:
+                     parent: typing.Optional[str] = None
+                     ) -> records.ScopeRecord:
         """Create a scope and its domains in one transaction; its namespace
         is random when not given. ``parent`` names a coarser scope it
         nests in (checked against the hosts where stacks use it).
@@ -142,23 +147,23 @@ class PolicyStore:
                     for a in aggregates]
                 session.add(row)
                 session.flush()
-                return _scope_dict(row)
+                return _scope_record(row)
         except db_exc.DBDuplicateEntry:
             raise Conflict(f'a policy scope named {name} exists already, or '
                            'one of its aggregates was taken concurrently')
 
-    def get_scope(self, ref: str) -> dict:
+    def get_scope(self, ref: str) -> records.ScopeRecord:
         """A scope by uuid or name. :raises NotFound:"""
         with self._reader() as session:
-            return _scope_dict(self._scope(session, ref))
+            return _scope_record(self._scope(session, ref))
 
-    def list_scopes(self) -> typing.List[dict]:
+    def list_scopes(self) -> typing.List[records.ScopeRecord]:
         with self._reader() as session:
-            return [_scope_dict(r) for r in session.scalars(
+            return [_scope_record(r) for r in session.scalars(
                 sa.select(models.PolicyScope).order_by(
                     models.PolicyScope.name))]
 
-    def update_scope(self, ref: str, **fields) -> dict:
+    def update_scope(self, ref: str, **fields) -> records.ScopeRecord:
         """Change ``name``, the identifier flags or the namespace.
 
         :raises NotFound: no such scope.
@@ -184,7 +189,7 @@ class PolicyStore:
                 for key, value in fields.items():
                     setattr(row, key, value)
                 session.flush()
-                return _scope_dict(row)
+                return _scope_record(row)
         except db_exc.DBDuplicateEntry:
             raise Conflict(f'a policy scope named {fields.get("name")} '
                            'exists already')
@@ -211,7 +216,8 @@ class PolicyStore:
 
     def add_aggregate(self, ref: str, aggregate_uuid: str,
                       check: typing.Optional[typing.Callable[
-                          [typing.List[str]], None]] = None) -> dict:
+                          [typing.List[str]], None]] = None
+                      ) -> records.ScopeRecord:
         """Make an aggregate a domain of the scope.
 
         :param check: called with the scope's current aggregates while the
@@ -234,7 +240,7 @@ class PolicyStore:
                     scope_id=row.id, aggregate_uuid=aggregate_uuid))
                 session.flush()
                 session.refresh(row)
-                return _scope_dict(row)
+                return _scope_record(row)
         except db_exc.DBDuplicateEntry:
             owner = self._owner(aggregate_uuid)
             raise Conflict(f'aggregate {aggregate_uuid} is a domain of '
@@ -262,7 +268,8 @@ class PolicyStore:
                     models.PolicyScopeAggregate.aggregate_uuid ==
                     aggregate_uuid)).first()
 
-    def remove_aggregate(self, ref: str, aggregate_uuid: str) -> dict:
+    def remove_aggregate(self, ref: str, aggregate_uuid: str
+                         ) -> records.ScopeRecord:
         """:raises NotFound: the aggregate is not a domain of the scope."""
         aggregate_uuid = canonical_uuid(aggregate_uuid)
         with self._writer() as session:
@@ -281,7 +288,7 @@ class PolicyStore:
                                'policies first')
             row.aggregates.remove(link)
             session.flush()
-            return _scope_dict(row)
+            return _scope_record(row)
 
     # -- groups ----------------------------------------------------------
 
@@ -324,7 +331,7 @@ class PolicyStore:
                      document: policy.PolicyDocument,
                      name: typing.Optional[str] = None,
                      user_id: typing.Optional[str] = None,
-                     check_scopes: bool = True) -> dict:
+                     check_scopes: bool = True) -> records.GroupRecord:
         """Save the scoped policies of a Nova server group.
 
         :param check_scopes: the scopes and targeted domains must exist in
@@ -343,7 +350,7 @@ class PolicyStore:
                     name=name, document=jsonutils.dumps(document.to_dict()))
                 session.add(row)
                 session.flush()
-                return _group_dict(row)
+                return _group_record(row)
         except db_exc.DBDuplicateEntry:
             raise Conflict(f'server group {uuid} has scoped policies '
                            'already; update them instead')
@@ -351,7 +358,7 @@ class PolicyStore:
     def update_group(self, uuid: str,
                      document: typing.Optional[policy.PolicyDocument] = None,
                      name: typing.Optional[str] = None,
-                     check_scopes: bool = True) -> dict:
+                     check_scopes: bool = True) -> records.GroupRecord:
         """Change the name and/or policies; members are not re-checked.
 
         :raises NotFound: no such group.
@@ -365,28 +372,29 @@ class PolicyStore:
                     self._hold_scopes(session, document)
                 row.document = jsonutils.dumps(document.to_dict())
             session.flush()
-            return _group_dict(row)
+            return _group_record(row)
 
-    def get_group(self, uuid: str) -> dict:
+    def get_group(self, uuid: str) -> records.GroupRecord:
         with self._reader() as session:
-            return _group_dict(self._group(session, uuid))
+            return _group_record(self._group(session, uuid))
 
     def list_groups(self, project_id: typing.Optional[str] = None
-                    ) -> typing.List[dict]:
+                    ) -> typing.List[records.GroupRecord]:
         with self._reader() as session:
             query = sa.select(models.ScopedGroup).order_by(
                 models.ScopedGroup.id)
             if project_id is not None:
                 query = query.where(
                     models.ScopedGroup.project_id == project_id)
-            return [_group_dict(r) for r in session.scalars(query)]
+            return [_group_record(r) for r in session.scalars(query)]
 
     def delete_group(self, uuid: str) -> None:
         with self._writer() as session:
             session.delete(self._group(session, uuid))
 
     def add_member(self, uuid: str, instance_uuid: str,
-                   max_members: typing.Optional[int] = None) -> dict:
+                   max_members: typing.Optional[int] = None
+                   ) -> records.GroupRecord:
         """Add an instance to a group; policies are not enforced here.
 
         :param max_members: the deployer's cap on group size.
@@ -418,12 +426,13 @@ class PolicyStore:
                     group_id=row.id, instance_uuid=instance_uuid))
                 session.flush()
                 session.refresh(row)
-                return _group_dict(row)
+                return _group_record(row)
         except db_exc.DBDuplicateEntry:
             raise Conflict(f'instance {instance_uuid} is a member of server '
                            f'group {uuid} already')
 
-    def remove_member(self, uuid: str, instance_uuid: str) -> dict:
+    def remove_member(self, uuid: str, instance_uuid: str
+                      ) -> records.GroupRecord:
         instance_uuid = canonical_uuid(instance_uuid)
         with self._writer() as session:
             row = self._group(session, uuid)
@@ -434,7 +443,7 @@ class PolicyStore:
                                f'server group {uuid}')
             row.members.remove(member)
             session.flush()
-            return _group_dict(row)
+            return _group_record(row)
 
     # -- for the scheduler -----------------------------------------------
 

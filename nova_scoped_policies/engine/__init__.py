@@ -130,8 +130,11 @@ class Evaluation:
     def distinguished(self) -> typing.Dict[
             str, typing.Optional[typing.FrozenSet[str]]]:
         """scope -> the domains some item of the request tells apart (None:
-        every domain); a domain not listed behaves like any other without
-        members. Scopes no item reads are absent.
+        every domain, by identity; else domains holding members, read
+        through their member counts only: see
+        :data:`~nova_scoped_policies.engine.plugins.base.Distinguished`);
+        a domain not listed behaves like any other without members.
+        Scopes no item reads are absent.
         """
         found: typing.Dict[str, typing.Optional[typing.FrozenSet[str]]] = {}
         for plugin, item in self.items:

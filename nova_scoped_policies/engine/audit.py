@@ -9,6 +9,7 @@ import collections
 import dataclasses
 import typing
 
+from nova_scoped_policies.engine import context
 from nova_scoped_policies.engine.plugins.base import AuditView
 from nova_scoped_policies.engine.plugins.base import Item
 from nova_scoped_policies.engine.plugins import registry
@@ -39,14 +40,13 @@ class Audit:
 
 def audit(document: PolicyDocument, topology: Topology,
           placements: typing.Mapping[str, typing.Optional[str]],
-          project_id: typing.Optional[str] = None,
           name: typing.Callable[[str], str] = str) -> Audit:
     """Audit placed members against the group's hard policies and rules.
 
-    :param document: the group's policies and rules.
+    :param document: the group's policies and rules, targets in real ids
+        (``written`` says how violations name them).
     :param topology: scopes and domains.
     :param placements: member -> host (None while unplaced).
-    :param project_id: the group's tenant, to resolve obfuscated targets.
     :param name: member id -> name for messages.
     """
     scopes = sorted(document.scopes)
@@ -66,8 +66,8 @@ def audit(document: PolicyDocument, topology: Topology,
         members.append(MemberPlacement(member, host, domains))
 
     def target(item: Item) -> str:
-        return topology.resolve_identifier(item.scope, item.identifier,
-                                           project_id)
+        return context.target(topology, item.policy,
+                              document.written.get(item.policy), 'policy')
 
     view = AuditView(topology, document.rules, placed, where, name, target)
     for plugin, item in registry.items(document):

@@ -5,7 +5,6 @@ import dataclasses
 import typing
 
 from nova_scoped_policies.engine import reasons
-from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
@@ -43,6 +42,22 @@ class Request:
         dataclasses.field(default_factory=dict)
     in_flight: typing.Sequence[str] = ()
     instance_uuid: typing.Optional[str] = None
+
+
+def target(topology: Topology, policy: Policy,
+           written: typing.Optional[str], field: str) -> str:
+    """The real domain id a targeted policy names, checked.
+
+    :param topology: scopes and domains.
+    :param policy: a policy with a (real) identifier.
+    :param written: how the caller wrote the policy, if not so; errors
+        repeat the identifier as written.
+    :param field: the field to name in errors.
+    :raises PolicyError: the scope takes no identifiers or has no such
+        domain.
+    """
+    return topology.target(policy.scope, policy.identifier, field,
+                           written.rsplit(':', 1)[-1] if written else None)
 
 
 class PlacementContext:
@@ -123,20 +138,8 @@ class PlacementContext:
         :raises PolicyError: the scope takes no identifiers or has no such
             domain.
         """
-        scope, identifier = policy.scope, policy.identifier
-        written = self.request.document.written.get(policy)
-        shown = written.rsplit(':', 1)[-1] if written else identifier
-        sc = self.topology.scope(scope)
-        if sc is None:
-            raise PolicyError(field, shown, f'unknown scope {scope!r}')
-        if scope == HOST_SCOPE or not sc.allow_identifiers:
-            raise PolicyError(field, shown, f'scope {scope} does not '
-                              'allow targeting a domain by identifier')
-        domain = self.topology.domain(identifier)
-        if domain is None or domain.scope != scope:
-            raise PolicyError(field, shown, f'no domain of scope {scope} '
-                              'has this identifier')
-        return identifier
+        return target(self.topology, policy,
+                      self.request.document.written.get(policy), field)
 
     def locate(self, scope: str, label: str,
                on_domain: typing.Callable[[str, str],

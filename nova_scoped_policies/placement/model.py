@@ -42,6 +42,19 @@ class Invalid(Error):
     pass
 
 
+class GenerationConflict(Conflict):
+    """A provider or consumer generation that is not the current one."""
+
+
+class InUse(Conflict):
+    """Inventory, a provider or a trait that allocations or providers
+    still use."""
+
+
+class DuplicateName(Conflict):
+    """Another provider has the name."""
+
+
 @dataclasses.dataclass(frozen=True)
 class CandidateQuery:
     """A validated ``GET /allocation_candidates`` query.
@@ -52,6 +65,8 @@ class CandidateQuery:
     :param member_in: aggregate sets; the provider must be in one of each.
     :param member_out: aggregates it must be in none of.
     :param limit: at most this many candidates (None: all).
+    :param required_any: trait sets; the provider must have one of each
+        (``required=in:``, microversion 1.39).
     """
 
     resources: typing.Mapping[str, int]
@@ -60,6 +75,7 @@ class CandidateQuery:
     member_in: typing.Tuple[typing.FrozenSet[str], ...]
     member_out: typing.FrozenSet[str]
     limit: typing.Optional[int]
+    required_any: typing.Tuple[typing.FrozenSet[str], ...] = ()
 
 
 @dataclasses.dataclass
@@ -114,6 +130,19 @@ class Write:
     :data:`UNCHECKED`."""
 
 
+INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': None,
+                      'step_size': 1, 'allocation_ratio': 1.0}
+
+
+def inventory(data: typing.Mapping[str, typing.Any]) -> dict:
+    """A complete inventory record: Placement's defaults for the fields
+    ``data`` leaves out (``max_unit``: the total)."""
+    record = dict(INVENTORY_DEFAULTS, **data)
+    if record['max_unit'] is None:
+        record['max_unit'] = record['total']
+    return record
+
+
 class Placement:
     """The state. Building a world of n providers is O(n)."""
 
@@ -125,17 +154,46 @@ class Placement:
         # provider -> resource class -> amount allocated (kept in step)
         self._usage: typing.Dict[str, typing.Counter[str]] = \
             collections.defaultdict(collections.Counter)
+        # providers whose usage or inventories changed, for a reader that
+        # keeps something derived from them (the fast engine's classes);
+        # the reader clears it
+        self.changed: typing.Set[str] = set()
         self._standard = frozenset(os_traits.get_traits())
 
     # -- providers -------------------------------------------------------
 
     def add_provider(self, uuid: str, name: str) -> Provider:
-        if uuid in self.providers or name in self._by_name:
-            raise Conflict('Conflicting resource provider name: '
-                           f'{name} already exists.')
+        if name in self._by_name:
+            raise DuplicateName('Conflicting resource provider name: '
+                                f'{name} already exists.')
+        if uuid in self.providers:
+            raise DuplicateName('Conflicting resource provider uuid: '
+                                f'{uuid} already exists.')
         provider = self.providers[uuid] = Provider(uuid, name)
         self._by_name[name] = uuid
         return provider
+
+    def rename_provider(self, uuid: str, name: str) -> Provider:
+        """Give a provider another name (its generation stays)."""
+        provider = self.provider(uuid)
+        if self._by_name.get(name, uuid) != uuid:
+            raise DuplicateName(f'Conflicting resource provider {name} '
+                                'already exists.')
+        del self._by_name[provider.name]
+        provider.name = name
+        self._by_name[name] = uuid
+        return provider
+
+    def remove_provider(self, uuid: str) -> None:
+        """Delete a provider that no consumer allocates from."""
+        provider = self.provider(uuid)
+        if any(self.used(uuid).values()):
+            raise InUse(f'Unable to delete resource provider {uuid}: '
+                        'Resource provider has allocations.')
+        del self.providers[uuid]
+        del self._by_name[provider.name]
+        self._usage.pop(uuid, None)
+        self.changed.discard(uuid)
 
     def provider(self, uuid: str) -> Provider:
         provider = self.providers.get(uuid)
@@ -169,7 +227,7 @@ class Placement:
         if expected is UNCHECKED:
             return
         if expected != provider.generation:
-            raise Conflict('resource provider generation conflict')
+            raise GenerationConflict('resource provider generation conflict')
         provider.generation += 1
 
     def set_inventories(self, uuid: str, generation,
@@ -177,11 +235,12 @@ class Placement:
         """Replace the inventories (complete records) of a provider."""
         provider = self.provider(uuid)
         for rc in self.used(uuid):
-            if rc not in inventories:
-                raise Conflict(f'Inventory for {rc} on resource provider '
-                               f'{uuid} in use.')
+            if rc not in inventories and self.used(uuid)[rc]:
+                raise InUse(f'Inventory for {rc} on resource provider '
+                            f'{uuid} in use.')
         self._generation(provider, generation)
         provider.inventories = inventories
+        self.changed.add(uuid)
         return provider
 
     def used(self, uuid: str) -> typing.Counter[str]:
@@ -207,6 +266,15 @@ class Placement:
         self.custom_traits.add(name)
         return True
 
+    def delete_trait(self, name: str) -> None:
+        """Delete a custom trait no provider has."""
+        if name not in self.custom_traits:
+            raise NotFound(f'No such trait(s): {name}')
+        if any(name in p.traits for p in self.providers.values()):
+            raise InUse(f'The trait {name} is in use by a resource '
+                        'provider.')
+        self.custom_traits.discard(name)
+
     def set_traits(self, uuid: str, generation,
                    traits: typing.Iterable[str]) -> Provider:
         provider = self.provider(uuid)
@@ -225,6 +293,8 @@ class Placement:
         """Traits and ``member_of``: what does not change with usage."""
         return (query.required <= provider.traits
                 and not query.forbidden & provider.traits
+                and all(any_of & provider.traits
+                        for any_of in query.required_any)
                 and all(any_of & provider.aggregates
                         for any_of in query.member_in)
                 and not query.member_out & provider.aggregates)
@@ -251,6 +321,7 @@ class Placement:
         for rp, resources in allocations.items():
             for rc, n in resources.items():
                 self._usage[rp][rc] += sign * n
+            self.changed.add(rp)
 
     def _checked(self, consumer: str, write: Write) -> None:
         """Refuse a write with a stale consumer generation or to a
@@ -259,7 +330,10 @@ class Placement:
             current = self.consumers.get(consumer)
             if write.expected_generation != (
                     current.generation if current else None):
-                raise Conflict('consumer generation conflict')
+                raise GenerationConflict(
+                    'consumer generation conflict - expected '
+                    f'{current.generation if current else "null"} but got '
+                    f'{write.expected_generation}')
         for rp in write.allocations:
             if rp not in self.providers:
                 raise Invalid(f'Allocation for resource provider {rp} '
@@ -296,8 +370,8 @@ class Placement:
         for allocations in previous:
             self._account(allocations, +1)
         if not fits:
-            raise Conflict('Unable to allocate inventory: the requested '
-                           'amounts would exceed the capacity.')
+            raise Conflict('Unable to allocate inventory: The requested '
+                           'amount would exceed the capacity.')
         touched = set()
         for consumer, write in writes.items():
             touched |= self._replace(consumer, write, bump=False)

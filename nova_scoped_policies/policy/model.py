@@ -5,30 +5,104 @@ Nothing here imports nova or talks to any service.
 """
 
 import dataclasses
-import enum
 import typing
 
 HOST_SCOPE = 'host'
 """The implicit scope: every host is the sole member of its own domain."""
 
 
-class PolicyType(str, enum.Enum):
-    AFFINITY = 'affinity'
-    ANTI_AFFINITY = 'anti-affinity'
-    SOFT_AFFINITY = 'soft-affinity'
-    SOFT_ANTI_AFFINITY = 'soft-anti-affinity'
+class _Vocabulary(type):
+    """Iterating :class:`PolicyType` lists the types defined so far."""
+
+    def __iter__(cls) -> typing.Iterator['PolicyType']:
+        return iter(list(cls._defined.values()))
+
+
+class PolicyType(str, metaclass=_Vocabulary):
+    """A policy type: the word a policy string starts with.
+
+    One instance per word (compare with ``is``), equal to the word as a
+    string. :meth:`define` makes a type; ``PolicyType(word)`` finds a
+    defined one. Which words the parser accepts is the plugins' to say
+    (:func:`nova_scoped_policies.policy.parser.vocabulary`, read from
+    ``engine/plugins/registry.py``): a new type is defined in its
+    plugin's module. The four defined here are the ones the parser's own
+    rules name (LLMN, contradictions, ``max_server_per_<scope>``).
+    """
+
+    __slots__ = ()
+    _defined: typing.ClassVar[typing.Dict[str, 'PolicyType']] = {}
+    _traits: typing.ClassVar[typing.Dict[str, typing.Tuple[bool, bool]]] = {}
+
+    AFFINITY: typing.ClassVar['PolicyType']
+    ANTI_AFFINITY: typing.ClassVar['PolicyType']
+    SOFT_AFFINITY: typing.ClassVar['PolicyType']
+    SOFT_ANTI_AFFINITY: typing.ClassVar['PolicyType']
+
+    def __new__(cls, value: str) -> 'PolicyType':
+        found = cls._defined.get(value)
+        if found is None:
+            raise ValueError(f'{value!r} is not a defined PolicyType')
+        return found
+
+    @classmethod
+    def define(cls, value: str, hard: bool, attracts: bool
+               ) -> 'PolicyType':
+        """The type named ``value``, made on first call.
+
+        :param value: the word (``affinity``).
+        :param hard: a constraint (True) or a preference (False).
+        :param attracts: the affinity family (True) or anti-affinity.
+        :raises ValueError: ``value`` is defined already, otherwise.
+        """
+        found = cls._defined.get(value)
+        if found is not None:
+            if cls._traits[value] != (hard, attracts):
+                raise ValueError(f'policy type {value!r} is defined '
+                                 'already, otherwise')
+            return found
+        made = str.__new__(cls, value)
+        cls._traits[value] = (hard, attracts)
+        cls._defined[value] = made
+        return made
+
+    @property
+    def value(self) -> str:
+        return str.__str__(self)
 
     @property
     def hard(self) -> bool:
-        return self in (PolicyType.AFFINITY, PolicyType.ANTI_AFFINITY)
+        return PolicyType._traits[self.value][0]
 
     @property
     def attracts(self) -> bool:
         """True for the affinity family, False for anti-affinity."""
-        return self in (PolicyType.AFFINITY, PolicyType.SOFT_AFFINITY)
+        return PolicyType._traits[self.value][1]
 
     def __str__(self) -> str:
         return self.value
+
+    def __repr__(self) -> str:
+        return f'PolicyType({self.value!r})'
+
+    def __reduce__(self):
+        return PolicyType, (self.value,)
+
+    def __copy__(self) -> 'PolicyType':
+        return self
+
+    def __deepcopy__(self, memo) -> 'PolicyType':
+        return self
+
+
+PolicyType.AFFINITY = PolicyType.define('affinity', hard=True,
+                                        attracts=True)
+PolicyType.ANTI_AFFINITY = PolicyType.define('anti-affinity', hard=True,
+                                             attracts=False)
+PolicyType.SOFT_AFFINITY = PolicyType.define('soft-affinity', hard=False,
+                                             attracts=True)
+PolicyType.SOFT_ANTI_AFFINITY = PolicyType.define(
+    'soft-anti-affinity', hard=False, attracts=False)
 
 
 @dataclasses.dataclass(frozen=True)

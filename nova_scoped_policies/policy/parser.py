@@ -37,7 +37,15 @@ SIZE = 'size'
 
 _DOCUMENT_KEYS = ('name', 'policies', 'rules', 'llmn', 'policy')
 _LLMN_KEYS = ('level1', 'level2', 'n')
-_TYPES = ', '.join(t.value for t in PolicyType)
+
+
+def vocabulary() -> typing.Mapping[str, PolicyType]:
+    """word -> policy type: the types the registered plugins own
+    (``engine/plugins/registry.py``), in the registry's order. A policy
+    type exists for the parser once a plugin owns it."""
+    # imported here: the plugins import this package
+    from nova_scoped_policies.engine.plugins import registry
+    return registry.vocabulary()
 
 
 def _join(prefix: str, field: str) -> str:
@@ -88,12 +96,12 @@ def parse_policy(text: object, field: str = 'policy') -> Policy:
         raise PolicyError(field, text, 'a policy is a string '
                           'TYPE[:SCOPE[:IDENTIFIER]]')
     parts = text.split(':', 2)
-    try:
-        ptype = PolicyType(parts[0])
-    except ValueError:
+    known = vocabulary()
+    ptype = known.get(parts[0])
+    if ptype is None:
         raise PolicyError(field, text, 'unknown policy type '
-                          f'{shown(parts[0])}; expected one of {_TYPES}'
-                          ) from None
+                          f'{shown(parts[0])}; expected one of '
+                          f'{", ".join(known)}')
     scope = HOST_SCOPE
     if len(parts) > 1:
         scope = parts[1]
@@ -239,36 +247,47 @@ def parse_document(data: object, prefix: str = '') -> PolicyDocument:
 
 def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
                    rules: Rules, name: typing.Optional[str] = None,
-                   prefix: str = '') -> PolicyDocument:
+                   prefix: str = '',
+                   written: typing.Mapping[Policy, str] = {}
+                   ) -> PolicyDocument:
     """Check policies and rules together and build the document.
 
     :param fielded: (field name, policy) pairs, in order.
     :param rules: the parsed rules.
     :param name: the document name.
     :param prefix: prepended to rule field names in errors.
+    :param written: policy -> how the caller wrote it, when its identifier
+        is the real one (see ``PolicyDocument.written``): errors name it
+        that way, and the document keeps it.
     :raises PolicyError: on duplicates, contradictions or rules that lack
         the policy they need.
     """
     seen: typing.Dict[Policy, str] = {}
     policies: typing.List[Policy] = []
     fields: typing.Dict[Policy, str] = {}
+
+    def worded(policy: Policy) -> str:
+        return written.get(policy) or str(policy)
+
     for field, policy in fielded:
         if policy in seen:
             # LLMN may restate a policy the caller also listed: keep one.
             if field.endswith('llmn') or seen[policy].endswith('llmn'):
                 continue
-            raise PolicyError(field, str(policy),
+            raise PolicyError(field, worded(policy),
                               f'duplicates {seen[policy]}')
         for other, ofield in seen.items():
-            _check_pair(policy, field, other, ofield)
+            _check_pair(policy, field, other, ofield, worded)
         seen[policy] = field
         policies.append(policy)
         fields[policy] = field
     _check_rules(policies, rules, prefix)
-    return PolicyDocument(tuple(policies), rules, name, fields)
+    return PolicyDocument(tuple(policies), rules, name, fields,
+                          {p: written[p] for p in policies if p in written})
 
 
-def _check_pair(a: Policy, afield: str, b: Policy, bfield: str) -> None:
+def _check_pair(a: Policy, afield: str, b: Policy, bfield: str,
+                worded: typing.Callable[[Policy], str] = str) -> None:
     if a.scope != b.scope:
         return
     problem = None
@@ -278,7 +297,8 @@ def _check_pair(a: Policy, afield: str, b: Policy, bfield: str) -> None:
           and a.identifier and b.identifier):
         problem = 'target two different domains of one scope'
     if problem:
-        raise PolicyError(_common_prefix(afield, bfield), [str(b), str(a)],
+        raise PolicyError(_common_prefix(afield, bfield),
+                          [worded(b), worded(a)],
                           f'{bfield} and {afield} contradict each other: '
                           f'they {problem}')
 
@@ -329,7 +349,8 @@ def from_nova_group(policy: typing.Optional[str],
     if rules:
         data['rules'] = dict(rules)
     doc = parse_document(data, prefix='server_group')
-    return PolicyDocument(doc.policies, doc.rules, name, doc.fields)
+    return PolicyDocument(doc.policies, doc.rules, name, doc.fields,
+                          doc.written)
 
 
 def merge(first: PolicyDocument, second: PolicyDocument,
@@ -338,7 +359,10 @@ def merge(first: PolicyDocument, second: PolicyDocument,
 
     Used for a Nova group's own policy plus the ``scoped_policies`` hint.
     Policies are united (identical ones kept once), rules must not disagree,
-    and the union is validated as a whole.
+    and the union is validated as a whole. Either document may hold real
+    identifiers: how the caller wrote each policy (``written``) is carried
+    into the result and names it in errors, so a tenant never sees the
+    real id of a domain it knows by another identifier.
 
     :param first: the document that comes first (Nova's group).
     :param second: the document added to it.
@@ -366,5 +390,7 @@ def merge(first: PolicyDocument, second: PolicyDocument,
     fielded += [(second.field_of(i), p)
                 for i, p in enumerate(second.policies)
                 if p not in first.policies]
+    written = dict(second.written)
+    written.update(first.written)
     return build_document(fielded, Rules(max_per, min_dom, size),
-                          first.name or second.name, prefix)
+                          first.name or second.name, prefix, written)

@@ -11,6 +11,7 @@ import typing
 from oslo_log import log as logging
 
 from nova import objects
+from nova_scoped_policies.db import records
 from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies import topology as topo
 
@@ -29,7 +30,8 @@ class AggregateCache:
 
     def __init__(self, refresh_interval: typing.Callable[[], int],
                  clock: typing.Callable[[], float] = time.monotonic,
-                 stored: typing.Callable[[], typing.List[dict]] = list
+                 stored: typing.Callable[
+                     [], typing.List[records.ScopeRecord]] = list
                  ) -> None:
         self._interval = refresh_interval
         self._stored = stored

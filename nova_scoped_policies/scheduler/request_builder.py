@@ -69,6 +69,15 @@ def _group_of(spec_obj):
     return None
 
 
+def evaluation_key(spec_obj) -> typing.Tuple[typing.Optional[str], int]:
+    """What tells one instance of a request from the next: its uuid and
+    how many hosts the group's instances were given so far (the
+    ``instance_uuid`` and ``len(hosts)`` of :func:`view`, without copying
+    the rest)."""
+    return (spec_obj.instance_uuid if 'instance_uuid' in spec_obj else None,
+            len(_list_field(_group_of(spec_obj), 'hosts')))
+
+
 def view(spec_obj) -> SpecView:
     """Copy the fields of a RequestSpec the scoped policies read."""
     group = _group_of(spec_obj)
@@ -133,17 +142,30 @@ def parse_hint(raw: object) -> policy.PolicyDocument:
     return policy.parse_document(data, prefix=HINT)
 
 
+Translate = typing.Callable[[policy.PolicyDocument], policy.PolicyDocument]
+"""A tenant's document -> the same with real identifiers (and how the
+tenant wrote them): ``identifiers.to_real`` bound to a topology and a
+project."""
+
+
 def document(spec: SpecView, stored: typing.Optional[
-        policy.PolicyDocument] = None, use_hint: bool = True
+        policy.PolicyDocument] = None, use_hint: bool = True,
+             to_real: typing.Optional[Translate] = None
              ) -> typing.Optional[policy.PolicyDocument]:
     """The policies that apply to a request: Nova's group, the group's
     stored policies, and the hint; None when none does.
 
+    Identifiers are translated once, before merging: the hint by
+    ``to_real``; stored policies are real already. Merge errors name
+    policies as the tenant wrote them (``PolicyDocument.written``).
+
     :param spec: the request.
-    :param stored: the group's policies from the policy store, with
-        identifiers in the requesting project's form.
+    :param stored: the group's policies from the policy store, with real
+        identifiers (and, in ``written``, the requesting project's form).
     :param use_hint: False ignores the hint (the deployer's choice).
-    :raises PolicyError: the hint is malformed or contradicts the group.
+    :param to_real: translates the hint's identifiers (None: leave them).
+    :raises PolicyError: the hint is malformed, names a domain the tenant
+        cannot target, or contradicts the group.
     """
     found = None
     if spec.in_group:
@@ -161,6 +183,8 @@ def document(spec: SpecView, stored: typing.Optional[
                 HINT, spec.hint, 'policies without a domain identifier '
                 f'need a server group: pass the {GROUP_HINT!r} scheduler '
                 'hint too')
+        if to_real is not None:
+            hinted = to_real(hinted)
         found = (hinted if found is None
                  else policy.merge(found, hinted, prefix=HINT))
     if found is None or found.empty:

@@ -15,6 +15,7 @@ from oslo_log import log as logging
 
 from nova import exception
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.db import records
 from nova_scoped_policies.scheduler import aggregate_cache
 from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import request_builder
@@ -71,7 +72,7 @@ class Sources:
                 raise exception.NoValidHost(reason=f'scoped policies: {exc}')
         return self._store
 
-    def stored_scopes(self) -> typing.List[dict]:
+    def stored_scopes(self) -> typing.List[records.ScopeRecord]:
         """Stored scopes for the aggregate cache. A broken store_driver
         fails group boots (see :meth:`stored_group`), not every boot."""
         try:
@@ -82,7 +83,7 @@ class Sources:
         return store.scopes() if store is not None else []
 
     def stored_group(self, group_uuid: typing.Optional[str]
-                     ) -> typing.Optional[stores.StoredGroup]:
+                     ) -> typing.Optional[records.GroupRecord]:
         """The group's stored policies; fail closed on hard ones when the
         store is unreachable, skip soft ones with a warning.
 

@@ -39,7 +39,7 @@ nsp_conf.register_opts(CONF)
 _FROM_CONF = sources_mod.FROM_CONF
 
 
-def _document_of(spec: builder.SpecView, stored):
+def _document_of(spec: builder.SpecView, stored, to_real):
     """The document that applies (:func:`request_builder.document`); the
     hint counts only while ``[scoped_policies] allow_policy_hint`` is
     True."""
@@ -48,7 +48,7 @@ def _document_of(spec: builder.SpecView, stored):
         LOG.warning('Ignoring the %s scheduler hint: [%s] %s is False',
                     builder.HINT, sched_conf.GROUP_NAME,
                     sched_conf.ALLOW_HINT)
-    return builder.document(spec, stored, use_hint)
+    return builder.document(spec, stored, use_hint, to_real)
 
 
 @dataclasses.dataclass
@@ -97,6 +97,10 @@ class RequestStates:
         if entry is not None and entry.document is None:
             return None
         try:
+            key = builder.evaluation_key(spec_obj)
+            if entry is not None and entry.evaluation is not None and \
+                    entry.key == key:
+                return entry.evaluation
             spec = builder.view(spec_obj)
             if entry is None:
                 entry = self._new_entry(spec_obj, spec)
@@ -104,15 +108,14 @@ class RequestStates:
                     self._entries[spec_obj] = entry
             if entry.document is None:
                 return None
-            key = (spec.instance_uuid, len(spec.hosts))
-            if entry.evaluation is None or entry.key != key:
-                entry.evaluation = self.engine.prepare(
-                    builder.engine_request(entry.document, entry.topology,
-                                           entry.placements, spec,
-                                           entry.base_hosts))
-                entry.key = key
-                for warning in entry.evaluation.warnings:
-                    LOG.warning('Scoped policies: %s', warning)
+            # a new request, or its next instance (the check above)
+            entry.evaluation = self.engine.prepare(
+                builder.engine_request(entry.document, entry.topology,
+                                       entry.placements, spec,
+                                       entry.base_hosts))
+            entry.key = key
+            for warning in entry.evaluation.warnings:
+                LOG.warning('Scoped policies: %s', warning)
             return entry.evaluation
         except policy.PolicyError as exc:
             raise exception.NoValidHost(reason=f'scoped policies: {exc}')
@@ -174,14 +177,31 @@ class RequestStates:
         return context.elevated()
 
     def _document(self, context, spec: builder.SpecView):
+        """(the document that applies, the stored group, the topology if
+        it was read). Identifiers are real from here on: the hint's are
+        translated once (``identifiers.to_real``), the stored ones are
+        real and only learn the tenant's wording for errors and reasons.
+        """
         stored = self.sources.stored_group(spec.group_uuid)
-        stored_doc = topology = None
+        read: typing.List[typing.Any] = []
+
+        def topology():
+            if not read:
+                read.append(self.sources.aggregates.get(context))
+            return read[0]
+
+        def to_real(document: policy.PolicyDocument):
+            if all(p.identifier is None for p in document.policies):
+                return document
+            return identifiers.to_real(document, topology(),
+                                       spec.project_id)
+
+        stored_doc = None
         if stored is not None:
-            # stored identifiers are real; the document is merged in the
-            # tenant's form and translated back once (identifiers.to_real)
-            topology = self.sources.aggregates.get(context)
-            stored_doc = topology.to_tenant(stored.document, spec.project_id)
-        return _document_of(spec, stored_doc), stored, topology
+            stored_doc = identifiers.worded(stored.document, topology(),
+                                            spec.project_id)
+        document = _document_of(spec, stored_doc, to_real)
+        return document, stored, read[0] if read else None
 
     def _new_entry(self, spec_obj, spec: builder.SpecView) -> _Entry:
         context = self._context(spec_obj)
@@ -190,7 +210,6 @@ class RequestStates:
             return _Entry(None)
         if topology is None:
             topology = self.sources.aggregates.get(context)
-        document = identifiers.to_real(document, topology, spec.project_id)
         placements: typing.Mapping[str, typing.Optional[str]] = {}
         if spec.in_group:
             current = ()

@@ -4,29 +4,39 @@
 (:mod:`nova_scoped_policies.simulator.runner`) at a fraction of the cost,
 for clouds of thousands of hosts. What it keeps: our request filters, nova's
 ``resources_from_request_spec``, the fake Placement's own query parser and
-candidate rules, our host filters and weighers run through nova's filter
-and weight handlers, the claim, in-flight consumption and all-or-nothing
-multi-instance boots. What it changes: it talks to the embedded Placement
-in-process instead of over HTTP, and it hands nova's handlers one
+candidate rules, the configured filters and weighers run through nova's
+filter and weight handlers, the claim, HostStates consumed by
+multi-instance boots, and all-or-nothing boots. What it changes: it talks
+to the embedded Placement in-process instead of over HTTP (and builds the
+world in the model directly), and it hands nova's handlers one
 representative HostState per *class* of hosts instead of every host.
 
-Why that gives the same answer. Our filters and weighers see a host only
-through its name, its domains in every scope, its aggregates' metadata (the
-weight multipliers) and the members placed on it. Hosts with the same
-aggregates and traits and no member of the group on them (nor the
-instance, on a move) therefore get the same verdict and the same raw
-weights; nova's normalisation depends only on the minimum and maximum raw
-weight, which the representatives carry. A host that holds a member is its
-own class. Per request, classes are merged further when they differ only in
-domains that hold no member and that no policy targets, in the scopes the
-group's policies name (:class:`_Likeness`). The candidates a class stands
-for are then tried in the order nova's stable sort gives: weight first,
-then host-name order.
+Why that gives the same answer. The filters and weighers see a host
+through its name only where nova's IsolatedHostsFilter lists it (and
+where a flavor asks ComputeCapabilitiesFilter about it: every host then
+stands alone), its
+domains in every scope, its aggregates' metadata (the weight multipliers),
+its HostState (totals, usage, servers, I/O in flight) and the members
+placed on it; Placement through its traits, aggregates, inventories and
+usage. Hosts alike in all of these therefore are candidates alike and get
+the same verdict and the same raw weights; nova's normalisation depends
+only on the minimum and maximum raw weight, which the representatives
+carry. A host moves between classes as servers land on it, leave it, or a
+request consumes its HostState. Per request, classes are merged further
+when their domains hold the same numbers of members in the scopes the
+request's items read, as the plugins say they read them
+(``Evaluation.distinguished``: a targeted scope by its domains, any other
+by member counts; :class:`_Likeness`). A host holding a member is its own
+representative only where something reads the host itself: an item of
+the host scope, or nova's group filters and weighers for a group with a
+policy (and the instance's own host, on a move). The candidates a class
+stands for are then tried in the order nova's stable sort gives: weight
+first, then host-name order.
 ``tests/functional/test_fast_engine.py`` runs every example and randomised
 scenarios through both engines and requires identical reports.
 """
 
-import collections
+import bisect
 import heapq
 import itertools
 import typing
@@ -35,37 +45,72 @@ import urllib.parse
 import webob.multidict
 
 from nova.scheduler import host_manager
+from nova.scheduler import weights as nova_weights
+from nova import weights as nova_base_weights
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import fake
 from nova_scoped_policies.placement import model
+from nova_scoped_policies.policy.model import HOST_SCOPE as HOST
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.simulator import embedded
 from nova_scoped_policies.simulator import runner
 
 
-class _Class(typing.NamedTuple):
-    """Hosts that no filter or weigher of ours can tell apart.
+class _Key(typing.NamedTuple):
+    """What the hosts of a class share (:meth:`HostClasses.key`)."""
 
-    :param hosts: names, in host-name order.
-    :param provider: the fake's provider of the first host (traits and
-        aggregates are the same for all).
+    aggregates: typing.FrozenSet[str]
+    traits: typing.FrozenSet[str]
+    inventories: typing.Tuple[typing.Tuple[str, int], ...]   # totals
+    isolated: bool              # nova's IsolatedHostsFilter lists it
+    used: typing.Tuple[typing.Tuple[str, int], ...]   # in Placement
+    node: runner.Node           # the HostState
+
+
+class _Class:
+    """Hosts that no filter or weigher can tell apart, and Placement
+    neither: the same aggregates, traits and inventories, the same usage
+    in Placement and the same HostState (what nova's weighers read). Hosts
+    move between classes as servers come and go.
+
+    :param key: what its hosts share.
     :param metadata: the metadata of their aggregates (weight multipliers).
     :param domains: scope -> their domains in it.
     """
 
-    hosts: typing.Tuple[str, ...]
-    provider: typing.Any
-    metadata: typing.FrozenSet[typing.Tuple[str, str]]
-    domains: typing.Mapping[str, typing.Tuple[str, ...]]
+    __slots__ = ('key', 'serial', 'hosts', 'alike', 'domains',
+                 'every_domain', 'idle')
+    _serials = itertools.count()
+
+    def __init__(self, key: _Key,
+                 metadata: typing.FrozenSet[typing.Tuple[str, str]],
+                 domains: typing.Mapping[str, typing.Tuple[str, ...]]
+                 ) -> None:
+        self.key = key
+        self.serial = next(self._serials)
+        self.hosts: typing.List[str] = []   # in host-name order
+        # what filters and weighers read besides the domains: the
+        # aggregates' metadata, the inventories, the isolation and the
+        # HostState (not Placement's usage, nor traits)
+        self.alike = (metadata, key.inventories, key.isolated, key.node)
+        self.domains = domains
+        self.every_domain = frozenset(d for found in domains.values()
+                                      for d in found)
+        # the scopes a request reads -> the class's key for a request
+        # with no member in any of its domains (see _Likeness.key)
+        self.idle: typing.Dict[tuple, tuple] = {}
 
 
 class _Candidates:
     """One boot's ``GET /allocation_candidates``, evaluated lazily.
 
     A host is a candidate when its class matches the query's traits and
-    ``member_of`` and its resources fit *as they were when the boot began*.
-    Claims of the same boot only add usage, so each answer is cached before
-    the host can be claimed (:meth:`candidate` runs before every claim).
+    ``member_of`` and the resources fit (and, with a ``limit``, when
+    Placement listed it), as they were when the boot began: nova keeps
+    Placement's answer for the whole boot, so a host the boot has claimed
+    stays a candidate (weighed, and tried: its claim fails when it is
+    full) though it moved to a class that no longer fits. Other hosts'
+    usage does not change during a boot.
 
     :param sim: the host strategy (:class:`HostClasses`).
     :param query: the boot's validated query.
@@ -75,72 +120,86 @@ class _Candidates:
                  query: model.CandidateQuery) -> None:
         self.sim = sim
         self.query = query
-        matches = sim.placement.matches
-        self.classes = [c for c in sim.classes
-                        if matches(c.provider, query)]
-        self._matching = {id(c) for c in self.classes}
-        self._fit: typing.Dict[str, bool] = {}
+        self._fit: typing.Dict[int, bool] = {}   # class serial -> fits
+        self._resources = tuple(sorted(query.resources.items()))
         self._limited: typing.Optional[typing.Set[str]] = None
         if query.limit is not None:
             self._limited = {p.name for p in sim.placement.candidates(query)}
-        # class -> position of its first host that may still be a
-        # candidate (hosts before it are not candidates of this boot)
-        self._start: typing.Dict[int, int] = {}
-        self._firsts: typing.Optional[
-            typing.List[typing.Tuple[_Class, int]]] = None
+        # the hosts this boot has claimed (candidates until it ends)
+        self.kept: typing.Set[str] = set()
+        # the classes that fit, kept up to date with the classes the
+        # boot's claims create (see firsts)
+        sim.settle()
+        self._fitting = {cls.serial: cls for cls in sim.classes.values()
+                         if self.fits(cls)}
+        self._seen = len(sim.created)
 
-    def candidate(self, host: str) -> bool:
-        """Was ``host`` among the boot's candidates?"""
-        found = self._fit.get(host)
+    def fits(self, cls: _Class) -> bool:
+        """Do the class's hosts match the query and have room for it?"""
+        found = self._fit.get(cls.serial)
         if found is None:
-            cls = self.sim.class_of[host]
-            if id(cls) not in self._matching:
-                found = False
-            elif self._limited is not None:
-                found = host in self._limited
-            else:
-                placement = self.sim.placement
-                found = placement.fits(
-                    placement.providers[self.sim.uuid_of[host]],
-                    self.query.resources)
-            self._fit[host] = found
+            sim = self.sim
+            provider = sim.placement.providers[sim.uuid_of[cls.hosts[0]]]
+            found = self._fit[cls.serial] = (
+                sim.placement.matches(provider, self.query)
+                and sim.room(cls.key, provider, self._resources))
         return found
 
-    def first(self, cls: _Class) -> int:
-        """Index in ``cls.hosts`` of its first candidate (or the end)."""
-        hosts = cls.hosts
-        start = self._start.get(id(cls), 0)
-        while start < len(hosts) and not self.candidate(hosts[start]):
-            start += 1
-        # hosts before it are not candidates of this boot
-        self._start[id(cls)] = start
-        return start
-
     def firsts(self) -> typing.List[typing.Tuple[_Class, int]]:
-        """Every matching class with a candidate, and its first one."""
-        if self._firsts is None:
-            self._firsts = [(cls, at) for cls, at in
-                            ((c, self.first(c)) for c in self.classes)
-                            if at < len(cls.hosts)]
-        return self._firsts
+        """Every class with a candidate, and its first one."""
+        sim = self.sim
+        sim.settle()
+        fitting = self._fitting
+        for cls in sim.created[self._seen:]:
+            if self.fits(cls):
+                fitting[cls.serial] = cls
+        self._seen = len(sim.created)
+        for serial in [s for s, c in fitting.items() if not c.hosts]:
+            del fitting[serial]      # its hosts moved to other classes
+        found = {}
+        for host in self.kept:
+            cls = sim.class_of[host]
+            if cls.serial not in fitting and cls.serial not in found:
+                # claimed here, now in a class that does not fit
+                found[cls.serial] = (cls, self.next_member(cls, ()))
+        if self._limited is None:
+            # every host of a class that fits is a candidate
+            found.update((cls.serial, (cls, 0)) for cls in fitting.values())
+        else:
+            for cls in fitting.values():
+                found[cls.serial] = (cls, self.next_member(cls, ()))
+        return [(cls, at) for cls, at in found.values()
+                if at < len(cls.hosts)]
 
     def next_member(self, cls: _Class, special: typing.AbstractSet[str],
                     position: int = 0) -> int:
-        """Index in ``cls.hosts`` of the first candidate holding no member
+        """Index in ``cls.hosts`` of the first candidate not in ``special``
         at or after ``position``; ``len(cls.hosts)`` when there is none.
         """
         hosts = cls.hosts
-        position = max(position, self.first(cls))
-        candidate = self.candidate
-        while position < len(hosts) and (hosts[position] in special
-                                         or not candidate(hosts[position])):
+        listed = self.listed
+        kept = None if self.fits(cls) else self.kept
+        while position < len(hosts) and (
+                hosts[position] in special or not listed(hosts[position])
+                or (kept is not None and hosts[position] not in kept)):
             position += 1
         return position
 
+    def listed(self, host: str) -> bool:
+        """Within Placement's ``limit``, if the query had one."""
+        return self._limited is None or host in self._limited
+
+    def candidate(self, host: str) -> bool:
+        """Is ``host`` among the boot's candidates?"""
+        return (host in self.kept or self.fits(self.sim.class_of[host])) \
+            and self.listed(host)
+
     def __iter__(self) -> typing.Iterator[host_manager.HostState]:
         """Every candidate, in host-name order (for failure reports)."""
-        names = sorted((h for c in self.classes for h in c.hosts
-                        if self.candidate(h)), key=self.sim.order.get)
+        self.sim.settle()
+        names = sorted((h for c in self.sim.classes.values()
+                        for h in c.hosts if self.candidate(h)),
+                       key=self.sim.order.get)
         return (self.sim.host_state(h, self.sim.uuid_of[h])
                 for h in names)
 
@@ -148,39 +207,91 @@ class _Candidates:
 class _Likeness:
     """Which classes one request cannot tell apart either.
 
-    The engine reads a host's domains only in the scopes the group's
-    document names, and there only whether a domain holds members (and how
-    many) or is the one a policy targets. So for this request a domain
-    without members and untargeted is as good as any other; classes whose
-    domains differ only in such domains, with the same aggregate metadata
-    (the weight multipliers), are alike.
+    The plugins say which domains each item tells apart
+    (``Evaluation.distinguished``, :meth:`PolicyPlugin.distinguishes`):
+    every domain of a scope a policy targets, else the domains holding
+    members, which an untargeted item reads only through their member
+    count (at most *k* per domain, all in one, at least *N* domains, the
+    soft weights). So for this request two hosts whose domains hold the
+    same counts, in the scopes the items read, are alike; classes alike
+    in that and in what the filters and weighers read besides
+    (:attr:`_Class.alike`) share one representative.
 
     :param evaluation: the request's evaluation (None: no policies).
     """
 
     def __init__(self, evaluation) -> None:
-        self.scopes: typing.List[str] = []
-        self.kept: typing.Dict[str, typing.Optional[typing.Set[str]]] = {}
+        # scope -> member counts per domain; None: domains by identity
+        self.scopes: typing.List[typing.Tuple[
+            str, typing.Optional[typing.Mapping[str, int]]]] = []
+        # the domains holding members, in the scopes read by count
+        self.busy: typing.FrozenSet[str] = frozenset()
         if evaluation is None:
             return
         ctx = evaluation.context
-        document = ctx.request.document
-        targeted = {p.scope for p in document.policies
-                    if p.identifier is not None}
-        for scope in sorted(document.scopes - {'host'}):
-            self.scopes.append(scope)
-            # targeted scopes keep every domain
-            self.kept[scope] = (None if scope in targeted
-                                else set(ctx.counts(scope)))
+        for scope, domains in sorted(evaluation.distinguished().items()):
+            if scope != HOST:
+                self.scopes.append(
+                    (scope, None if domains is None else ctx.counts(scope)))
+        self.busy = frozenset(d for _, counts in self.scopes if counts
+                              for d in counts)
+        self._read = tuple((scope, counts is None)
+                           for scope, counts in self.scopes)
 
     def key(self, cls: _Class) -> tuple:
-        parts = [cls.metadata]
-        for scope in self.scopes:
+        if not self.scopes:
+            return cls.alike
+        if cls.every_domain.isdisjoint(self.busy):
+            # no member in its domains: the key depends only on the
+            # scopes read, and is kept with the class
+            found = cls.idle.get(self._read)
+            if found is None:
+                found = cls.idle[self._read] = self._key(cls)
+            return found
+        return self._key(cls)
+
+    def _key(self, cls: _Class) -> tuple:
+        parts = [cls.alike]
+        for scope, counts in self.scopes:
             domains = cls.domains.get(scope, ())
-            kept = self.kept[scope]
-            parts.append(domains if kept is None else tuple(
-                d if d in kept else '' for d in domains))
+            if counts is None:
+                parts.append(domains)
+            elif len(domains) == 1:
+                parts.append(counts.get(domains[0], 0))
+            else:
+                parts.append(tuple(sorted(counts.get(d, 0)
+                                          for d in domains)))
         return tuple(parts)
+
+
+def _reads_each_host(spec) -> bool:
+    """Does the flavor ask nova's ComputeCapabilitiesFilter about a
+    HostState attribute other than those alike within a class (a
+    ``capabilities:hypervisor_hostname`` extra spec, or an unscoped one
+    naming such an attribute)?
+
+    :param spec: the RequestSpec.
+    """
+    flavor = spec.flavor
+    if 'extra_specs' not in flavor:
+        return False
+    for key in flavor.extra_specs:
+        scope = key.split(':')
+        if len(scope) > 1 and scope[0] != 'capabilities':
+            continue
+        attribute = scope[1] if len(scope) > 1 else scope[0]
+        if len(scope) == 1 and attribute not in _STATE_ATTRIBUTES:
+            continue     # nova ignores it: no such attribute
+        if attribute not in _ALIKE_ATTRIBUTES:
+            return True
+    return False
+
+
+_STATE_ATTRIBUTES = frozenset(dir(host_manager.HostState('h', 'n', None)))
+"""What a HostState has, its class's attributes included (for unscoped
+extra specs)."""
+_ALIKE_ATTRIBUTES = runner.ALIKE_ATTRIBUTES.union(runner.Node._fields)
+"""The HostState attributes alike within a class."""
 
 
 class HostClasses:
@@ -200,34 +311,118 @@ class HostClasses:
         self.uuid_of = {h.name: h.uuid for h in sim.scenario.hosts}
         self.order = sim.order
         self.host_state = sim.host_state
-        self.classes: typing.List[_Class] = []
+        self.classes: typing.Dict[_Key, _Class] = {}
         self.class_of: typing.Dict[str, _Class] = {}
+        # every class in the order it was made (an emptied one is left
+        # with no hosts), for readers that follow the new ones
+        self.created: typing.List[_Class] = []
+        # host -> what never changes of it: (aggregates, traits,
+        # inventories and whether nova's IsolatedHostsFilter lists it)
+        self._static: typing.Dict[str, tuple] = {}
+        self._dirty: typing.Set[str] = set()
+        self._room: typing.Dict[tuple, bool] = {}
+        self._boot: typing.Optional[_Candidates] = None   # the boot's
+        # (weigher's index, host) -> its multiplier (see weigh)
+        self._multipliers: typing.Dict[typing.Tuple[int, str], float] = {}
         self._version = fake.parse_version(runner.QUERY_VERSION)
+
+    def create(self, member_of: typing.Mapping[str, typing.List[str]],
+               progress: runner.Progress) -> None:
+        """Create the hosts' providers in the fake's model, as
+        :meth:`runner.EveryHost.create` does through its API, without
+        a request per provider and field."""
+        placement = self.placement
+        for host in self.sim.scenario.hosts:
+            for trait in host.traits:
+                if not placement.known_trait(trait):
+                    placement.add_trait(trait)
+            provider = placement.add_provider(host.uuid, host.name)
+            placement.set_inventories(
+                host.uuid, provider.generation,
+                {rc: model.inventory({'total': n})
+                 for rc, n in host.resources.items()})
+            placement.set_traits(host.uuid, provider.generation,
+                                 set(host.traits) | set(runner.NOVA_TRAITS))
+            if member_of.get(host.name):
+                placement.set_aggregates(host.uuid, provider.generation,
+                                         member_of[host.name])
+            progress.advance()
 
     def build(self) -> None:
         """Group the hosts the fake Placement now holds into classes."""
         sim = self.sim
         topology = sim.aggregates.topology
-        scopes = [s for s in topology.scope_names if s != 'host']
-        groups: typing.Dict[tuple, typing.List[str]] = \
-            collections.defaultdict(list)
-        # the domains come from the same aggregates: hosts with the same
-        # aggregates share them
+        self._scopes = [s for s in topology.scope_names if s != 'host']
+        self._metadata = {a.uuid: a.metadata
+                          for a in sim.scenario.aggregates}
+        isolated = set(sim.scenario.nova_config.get('isolated_hosts') or ())
+        shared: typing.Dict[tuple, tuple] = {}
         for host in sorted(self.uuid_of, key=self.order.get):
             provider = self.placement.providers[self.uuid_of[host]]
-            groups[(frozenset(provider.aggregates),
-                    frozenset(provider.traits))].append(host)
-        metadata = {a.uuid: a.metadata for a in sim.scenario.aggregates}
-        for (aggregates, _), hosts in groups.items():
-            cls = _Class(tuple(hosts),
-                         self.placement.providers[self.uuid_of[hosts[0]]],
-                         frozenset(item for agg in aggregates
-                                   for item in metadata[agg].items()),
-                         {s: tuple(sorted(topology.domains_of(s, hosts[0])))
-                          for s in scopes})
-            self.classes.append(cls)
-            for host in hosts:
-                self.class_of[host] = cls
+            static = (frozenset(provider.aggregates),
+                      frozenset(provider.traits),
+                      tuple(sorted(sim.resources_of[host].items())),
+                      host in isolated)
+            self._static[host] = shared.setdefault(static, static)
+            self._join(host, self.key(host))
+        self.placement.changed.clear()
+
+    def key(self, host: str) -> _Key:
+        """What the host's class shares."""
+        used = self.placement.used(self.uuid_of[host])
+        return _Key(*self._static[host],
+                    tuple(sorted((rc, n) for rc, n in used.items() if n)),
+                    self.sim.node(host))
+
+    def _join(self, host: str, key: _Key) -> None:
+        cls = self.classes.get(key)
+        if cls is None:
+            cls = self.classes[key] = _Class(
+                key, frozenset(item for agg in key.aggregates
+                               for item in self._metadata[agg].items()),
+                {s: tuple(sorted(self.sim.aggregates.topology.domains_of(
+                    s, host))) for s in self._scopes})
+            self.created.append(cls)
+        bisect.insort(cls.hosts, host, key=self.order.get)
+        self.class_of[host] = cls
+
+    def room(self, key: _Key, provider: model.Provider,
+             resources: typing.Tuple[typing.Tuple[str, int], ...]) -> bool:
+        """Do ``resources`` fit on the hosts of the class of ``key``
+        (``provider`` is one of them)? The answer depends only on their
+        inventories and usage (the same for all: see :meth:`create`), so
+        it is asked once per inventories, usage and resources."""
+        found = self._room.get((key.inventories, key.used, resources))
+        if found is None:
+            found = self._room[key.inventories, key.used, resources] = \
+                self.placement.fits(provider, dict(resources))
+        return found
+
+    def touched(self, host: str) -> None:
+        """``host``'s HostState changed: its class is found again."""
+        self._dirty.add(host)
+
+    def settle(self) -> None:
+        """Hosts whose HostState or Placement usage changed move to the
+        class they now belong to."""
+        changed = self.placement.changed
+        if changed:
+            by_uuid = self.sim.host_by_uuid
+            self._dirty.update(by_uuid[rp] for rp in changed
+                               if rp in by_uuid)
+            changed.clear()
+        order = self.order
+        for host in self._dirty:
+            cls = self.class_of[host]
+            key = self.key(host)
+            if key == cls.key:
+                continue
+            hosts = cls.hosts
+            del hosts[bisect.bisect_left(hosts, order[host], key=order.get)]
+            if not hosts:
+                del self.classes[cls.key]
+            self._join(host, key)
+        self._dirty.clear()
 
     def query(self, spec) -> _Candidates:
         """The boot's candidates, evaluated lazily from the fake's
@@ -239,28 +434,31 @@ class HostClasses:
         except fake.APIError as err:
             raise pc.PlacementError(err.status, 'GET',
                                     '/allocation_candidates', err.detail)
-        return _Candidates(self, query)
+        self._boot = _Candidates(self, query)
+        return self._boot
 
     def sorted_hosts(self, spec, candidates: _Candidates, index):
         """The candidates in the order nova would try them."""
         sim = self.sim
+        firsts = candidates.firsts()
         evaluation = state.states().evaluation(spec)
-        special: typing.Set[str] = set()
-        if evaluation is not None:
-            special.update(evaluation.context.placed_hosts)
-            if evaluation.context.current_host:
-                special.add(evaluation.context.current_host)
+        special = self.special(spec, evaluation)
+        if _reads_each_host(spec):
+            # a filter reads what tells every host apart (its name...):
+            # every candidate stands alone, as in the nova engine
+            special = {host for cls, _ in firsts for host in cls.hosts
+                       if candidates.candidate(host)}
         alike = _Likeness(evaluation)
         # Classes alike for this request share one representative (the
-        # first of their first candidates); every candidate holding a
-        # member is its own. Each stands for streams of hosts, in name
-        # order: (class, index of its next candidate) or (None, host).
+        # first of their first candidates); every special host is its
+        # own. Each stands for streams of hosts, in name order: (class,
+        # index of its next candidate) or (None, host).
         order = self.order
-        crowded = {id(self.class_of[h]) for h in special
+        crowded = {self.class_of[h].serial for h in special
                    if h in self.class_of}
         merged: typing.Dict[tuple, typing.List[tuple]] = {}
-        for cls, at in candidates.firsts():
-            if id(cls) in crowded:
+        for cls, at in firsts:
+            if cls.serial in crowded:
                 at = candidates.next_member(cls, special)
                 if at == len(cls.hosts):
                     continue
@@ -279,8 +477,7 @@ class HostClasses:
             sim.filters, representatives, spec, index)
         if not filtered:
             return
-        weighed = sim.weight_handler.get_weighed_objects(
-            sim.weighers, filtered, spec)
+        weighed = self.weigh(filtered, spec)
         resources = dict(candidates.query.resources)
         for _, tier in itertools.groupby(weighed, key=lambda w: w.weight):
             # nova's sort is stable: equal weights keep host-name order
@@ -306,13 +503,67 @@ class HostClasses:
                     host_state.uuid: {'resources': resources}}}]
                 yield host_state
 
+    @staticmethod
+    def special(spec, evaluation) -> typing.Set[str]:
+        """The hosts that are each their own representative: the
+        instance's own on a move, and those holding members where
+        something reads the host itself (an item of the host scope, or
+        nova's group filters and weighers for a group with a policy)."""
+        if evaluation is None:
+            return set()
+        ctx = evaluation.context
+        found = {ctx.current_host} if ctx.current_host else set()
+        group = spec.instance_group
+        if HOST in ctx.request.document.scopes or (
+                group is not None and group.policy):
+            found.update(ctx.placed_hosts)
+        return found
+
+    def weigh(self, hosts, spec) -> typing.List[nova_weights.WeighedHost]:
+        """The hosts with their weights, heaviest first, as nova's
+        ``HostWeightHandler.get_weighed_objects`` has them: each weigher's
+        raw weights, normalised over the hosts (``nova.weights.normalize``),
+        times the weigher's multiplier for the host, summed in weigher
+        order; then a stable sort. Without the handler's debug logging,
+        which formats every weight of every weigher for every instance;
+        and a weigher's multiplier for a host is asked once: nova's
+        contract has it read the options and the host's aggregates, which
+        do not change during a simulation.
+
+        :param hosts: the HostStates that passed the filters.
+        :param spec: the RequestSpec.
+        """
+        weighed = [nova_weights.WeighedHost(host, 0.0) for host in hosts]
+        if len(weighed) > 1:
+            multipliers = self._multipliers
+            for i, weigher in enumerate(self.sim.weighers):
+                normalised = list(nova_base_weights.normalize(
+                    weigher.weigh_objects(weighed, spec),
+                    minval=weigher.minval, maxval=weigher.maxval))
+                if not any(normalised):
+                    # nothing to add, whatever the multiplier (ours
+                    # answer a stand-in for such a request)
+                    continue
+                for host, weight in zip(weighed, normalised):
+                    multiplier = multipliers.get((i, host.obj.host))
+                    if multiplier is None:
+                        multiplier = multipliers[i, host.obj.host] = \
+                            weigher.weight_multiplier(host.obj)
+                    host.weight += multiplier * weight
+        weighed.sort(key=lambda host: host.weight, reverse=True)
+        return weighed
+
     def claim(self, uuid, host_state, project) -> bool:
-        """Claim in the fake in-process; False when it does not fit."""
+        """Claim in the fake in-process; False when it does not fit. The
+        host stays a candidate of the boot (see :class:`_Candidates`)."""
         (alloc,) = host_state.allocation_candidates
-        return self.placement.claim(
+        claimed = self.placement.claim(
             uuid, {rp: data['resources']
                    for rp, data in alloc['allocations'].items()},
             project, runner.USER)
+        if claimed:
+            self._boot.kept.add(host_state.host)
+        return claimed
 
 
 class FastSimulation(runner.Simulation):

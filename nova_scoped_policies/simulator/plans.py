@@ -120,7 +120,8 @@ class Plans:
                 self.sim.fail_servers([server.name], None, problem)
                 continue
             self.sim.placed(server.name, sc.stable_uuid('server',
-                                                        server.name), host)
+                                                        server.name), host,
+                            server.flavor.resources)
             booted += 1
         return booted
 

@@ -12,19 +12,30 @@ own ``resources_from_request_spec`` builds the ``GET /allocation_candidates``
 query, sent to Placement (the embedded fake, or a real one); the candidates
 become nova ``HostState`` objects; our host filters and weighers run through
 nova's filter and weight handlers (nova's normalisation); the first host
-whose ``PUT /allocations`` succeeds wins, and, as in nova, it is appended to
-the group's hosts for the next instance of a multi-instance request. A
-multi-instance boot is all or nothing, like nova's.
+whose ``PUT /allocations`` succeeds wins, and, as in nova, its HostState
+consumes the request and it is appended to the group's hosts for the next
+instance of a multi-instance request. A multi-instance boot is all or
+nothing, like nova's.
+
+The filters and weighers are those of the scenario's ``[filter_scheduler]``
+options (by default what the README configures: nova's defaults and ours).
+Each host is a compute node as nova's HostManager sees it once the servers
+before the request are built: its totals and the usage of its servers
+(allocation ratios 1.0, as the inventories), its server count, no I/O in
+flight, an enabled compute service that reports in, and libvirt's x86_64
+guests.
 """
 
+import collections
 import contextlib
-import os
+import gc
 import re
-import tempfile
+import secrets
 import time
 import typing
 
 from oslo_config import cfg
+from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
@@ -37,13 +48,13 @@ from nova_scoped_policies.conf import store as store_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
 from nova_scoped_policies.engine import audit as audit_mod
+from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.scheduler import aggregate_cache
 from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import plugins
 from nova_scoped_policies.scheduler import request_filters
 from nova_scoped_policies.scheduler import state
-from nova_scoped_policies.scheduler import weights as our_weights
 from nova_scoped_policies.simulator import plans as plans_mod
 from nova_scoped_policies.simulator import scenario as sc
 
@@ -54,12 +65,77 @@ NOVA_TRAITS = ('COMPUTE_NODE', 'OWNER_NOVA')   # nova sets both on computes
 USER = 'simulator'
 _FLAVOR_FIELDS = ('VCPU', 'MEMORY_MB', 'DISK_GB')
 """Resource classes a flavor carries in its own fields."""
+GUESTS = [['x86_64', 'kvm', 'hvm'], ['x86_64', 'qemu', 'hvm']]
+"""The guests every simulated host supports (ImagePropertiesFilter)."""
+ALIKE_ATTRIBUTES = frozenset({
+    'supported_instances', 'hypervisor_type', 'hypervisor_version',
+    'stats', 'limits', 'ram_allocation_ratio', 'cpu_allocation_ratio',
+    'disk_allocation_ratio', 'disk_mb_used', 'cpu_info', 'numa_topology',
+    'pci_stats', 'metrics', 'failed_builds'})
+"""HostState attributes with one value on every simulated host, or one
+that follows from its :class:`Node` (see :meth:`Simulation.host_state`)."""
+
+
+class Node(typing.NamedTuple):
+    """What nova's weighers read of a host, by the names of the HostState
+    attributes that hold it."""
+
+    vcpus_total: int
+    vcpus_used: int
+    total_usable_ram_mb: int
+    free_ram_mb: int
+    total_usable_disk_gb: int
+    free_disk_mb: int
+    num_instances: int
+    num_io_ops: int
+
+
+class _Service(dict):
+    """The compute service of a simulated host: enabled, and always heard
+    from (what ComputeFilter asks of nova's servicegroup API)."""
+
+    def get(self, key, default=None):
+        if key == 'last_seen_up':
+            return timeutils.utcnow()
+        return super().get(key, default)
+
+
+def nova_policy(document) -> typing.Tuple[typing.Optional[str], dict]:
+    """The policy and rules of the Nova group a scenario group stands for.
+
+    Its host-scope policy (``soft-anti-affinity:host`` ->
+    ``soft-anti-affinity``), as a tenant picks the Nova policy that matches
+    what it wants at host level; None where the document has none.
+    """
+    for found in document.policies:
+        if found.scope == 'host' and found.identifier is None:
+            rules = {}
+            most = document.rules.max_server_per.get('host')
+            if found.type.value == 'anti-affinity' and most is not None:
+                rules['max_server_per_host'] = most
+            return found.type.value, rules
+    return None, {}
 
 
 def _natural(name: str):
     """h2 before h10."""
     return [int(part) if part.isdigit() else part
             for part in re.split(r'(\d+)', name)]
+
+
+@contextlib.contextmanager
+def _spared_by_the_collector():
+    """Python's cyclic garbage collector off while the world is built:
+    tens of thousands of objects that all live to the end, which each
+    collection would walk again for nothing. Its state is restored
+    after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class EveryHost:
@@ -77,8 +153,36 @@ class EveryHost:
     def __init__(self, sim: 'Simulation') -> None:
         self.sim = sim
 
+    def create(self, member_of: typing.Mapping[str, typing.List[str]],
+               progress: 'Progress') -> None:
+        """Create the hosts' providers through Placement's API: their
+        inventories, traits (nova's own included) and aggregates.
+
+        :param member_of: host -> the uuids of its aggregates.
+        :param progress: told of each host created.
+        """
+        p = self.sim.placement
+        hosts = self.sim.scenario.hosts
+        for trait in sorted({t for h in hosts for t in h.traits
+                             if t.startswith('CUSTOM_')}):
+            p.create_trait(trait)
+        for host in hosts:
+            generation = p.create_provider(host.name, host.uuid)['generation']
+            generation = p.set_inventory(host.uuid, generation, {
+                rc: {'total': n} for rc, n in host.resources.items()
+            })['resource_provider_generation']
+            generation = p.set_traits(
+                host.uuid, generation, set(host.traits) | set(NOVA_TRAITS)
+            )['resource_provider_generation']
+            if member_of.get(host.name):
+                p.set_aggregates(host.uuid, generation, member_of[host.name])
+            progress.advance()
+
     def build(self) -> None:
         """The providers exist: nothing more to prepare."""
+
+    def touched(self, host: str) -> None:
+        """``host``'s HostState changed: nothing to do."""
 
     def query(self, spec) -> typing.List[host_manager.HostState]:
         """The candidates of ``GET /allocation_candidates``."""
@@ -172,6 +276,15 @@ class Simulation:
         self.weight_handler = nova_weights.HostWeightHandler()
         self.host_states: typing.Dict[str, host_manager.HostState] = {}
         self.host_by_uuid = {h.uuid: h.name for h in scenario.hosts}
+        self.resources_of = {h.name: h.resources for h in scenario.hosts}
+        # the compute nodes: what the servers built on each host use, and
+        # which they are (hosts without servers are absent)
+        self.usage: typing.Dict[str, typing.Counter[str]] = {}
+        self.instances: typing.Dict[str, typing.Dict[str, None]] = {}
+        # host -> version of its compute record; a HostState made from an
+        # older one is made again (see host_state)
+        self._version: typing.Dict[str, int] = {}
+        self._consumed: typing.List[str] = []
         self.order = {name: i for i, name in enumerate(sorted(
             (h.name for h in scenario.hosts), key=_natural))}
         self._nova_aggs: typing.Dict[str, list] = {}
@@ -187,11 +300,6 @@ class Simulation:
         """
         progress = progress or _SILENT
         progress.phase('hosts', len(self.scenario.hosts))
-        p = self.placement
-        custom = sorted({t for h in self.scenario.hosts for t in h.traits
-                         if t.startswith('CUSTOM_')})
-        for trait in custom:
-            p.create_trait(trait)
         member_of: typing.Dict[str, typing.List[str]] = {}
         for agg in self.scenario.aggregates:
             for host in agg.hosts:
@@ -202,17 +310,7 @@ class Simulation:
                                          metadata=dict(agg.metadata))
             for host in agg.hosts:
                 self._nova_aggs.setdefault(host, []).append(nova_agg)
-        for host in self.scenario.hosts:
-            generation = p.create_provider(host.name, host.uuid)['generation']
-            generation = p.set_inventory(host.uuid, generation, {
-                rc: {'total': n} for rc, n in host.resources.items()
-            })['resource_provider_generation']
-            generation = p.set_traits(
-                host.uuid, generation, set(host.traits) | set(NOVA_TRAITS)
-            )['resource_provider_generation']
-            if member_of.get(host.name):
-                p.set_aggregates(host.uuid, generation, member_of[host.name])
-            progress.advance()
+        self.hosts.create(member_of, progress)
         self.hosts.build()
 
     @contextlib.contextmanager
@@ -225,24 +323,35 @@ class Simulation:
         # cached copy after each write (see _stored)
         overrides = dict(self.scenario.config, store_driver='sql',
                          store_cache_ttl=24 * 3600)
-        with tempfile.TemporaryDirectory(prefix='nsp-simulate-') as tmp:
-            url = 'sqlite:///' + os.path.join(tmp, 'policy-store.db')
-            self.store = store_api.PolicyStore(url)
-            migration.upgrade(self.store.engine)
-            CONF.set_override('connection', url, store_conf.STORE_GROUP)
-            for key, value in overrides.items():
-                CONF.set_override(key, value, 'scoped_policies')
-            state.STATES = state.RequestStates(self.members, self.aggregates)
-            try:
-                self._save_groups()
-                self._load_plugins()
-                yield
-            finally:
-                for key in overrides:
-                    CONF.clear_override(key, 'scoped_policies')
-                CONF.clear_override('connection', store_conf.STORE_GROUP)
-                state.STATES = saved
-                self.store.engine.dispose()
+        nova_overrides = self.scenario.nova_config
+        # one SQLite database in memory, shared by the connections of this
+        # process (the simulator's and the scheduler's store driver): a
+        # scratch store needs no file, and its commits no disk
+        url = (f'sqlite:///file:nsp-simulate-{secrets.token_hex(8)}'
+               '?mode=memory&cache=shared&uri=true')
+        self.store = store_api.PolicyStore(url)
+        # the database lives while a connection to it is open
+        anchor = self.store.engine.connect()
+        migration.upgrade(self.store.engine)
+        CONF.set_override('connection', url, store_conf.STORE_GROUP)
+        for key, value in overrides.items():
+            CONF.set_override(key, value, 'scoped_policies')
+        for key, value in nova_overrides.items():
+            CONF.set_override(key, value, 'filter_scheduler')
+        state.STATES = state.RequestStates(self.members, self.aggregates)
+        try:
+            self._save_groups()
+            self._load_plugins()
+            yield
+        finally:
+            for key in overrides:
+                CONF.clear_override(key, 'scoped_policies')
+            for key in nova_overrides:
+                CONF.clear_override(key, 'filter_scheduler')
+            CONF.clear_override('connection', store_conf.STORE_GROUP)
+            state.STATES = saved
+            anchor.close()
+            self.store.engine.dispose()
 
     def _save_groups(self) -> None:
         """Every group's policies into the store, as the policy service
@@ -265,13 +374,20 @@ class Simulation:
         state.states().sources.store.forget()
 
     def _load_plugins(self) -> None:
+        """What nova's HostManager loads from ``[filter_scheduler]``."""
         # nova's own request filters need nova's databases (service
         # versions, cells): only ours run, each checking its option.
         self.request_filters = [
             cls() for cls in plugins.load_classes(request_filters.NAMESPACE)]
-        self.filters = [cls() for cls in plugins.load_classes(
-            plugins.FILTERS_NAMESPACE)]
-        self.weighers = [cls() for cls in our_weights.all_weighers()]
+        options = CONF.filter_scheduler
+        available = {cls.__name__: cls for cls in
+                     self.filter_handler.get_matching_classes(
+                         options.available_filters)}
+        self.filters = [available[name]()
+                        for name in options.enabled_filters]
+        self.weighers = [cls() for cls in
+                         self.weight_handler.get_matching_classes(
+                             options.weight_classes)]
 
     # -- requests --------------------------------------------------------
 
@@ -292,7 +408,8 @@ class Simulation:
         """
         progress = progress or _SILENT
         start = time.perf_counter()
-        self.build(progress)
+        with _spared_by_the_collector():
+            self.build(progress)
         progress.phase('servers', sum(
             self._servers(r) for _, r in self.scenario.requests))
         booted = 0
@@ -332,10 +449,12 @@ class Simulation:
             members += [sc.stable_uuid('server', s) for s in boot.servers]
             hosts = [self.servers[s]['host'] for s in booted
                      if self.servers[s]['host']]
+            policy, rules = nova_policy(record['document'])
             group = objects.InstanceGroup(
                 uuid=self.scenario.groups[boot.group].uuid,
-                name=boot.group, policy=None, members=members,
-                hosts=sorted(set(hosts)), rules={})
+                name=boot.group, policy=policy,
+                policies=[policy] if policy else [], members=members,
+                hosts=sorted(set(hosts)), rules=rules)
             hints = {'group': [group.uuid]}
         # Other resource classes go where an operator puts them: the
         # flavor's resources:<RC> extra specs.
@@ -370,8 +489,17 @@ class Simulation:
             if boot.group:
                 self.groups[boot.group]['members'].append(server)
         chosen: typing.List[typing.Tuple[str, str]] = []
+        # nova refreshes the HostStates it consumed once the request ends
+        self._consumed = []
         try:
-            candidates = self.hosts.query(spec)
+            try:
+                candidates = self.hosts.query(spec)
+            except pc.PlacementError as exc:
+                if not 400 <= exc.status < 500:
+                    raise
+                # nova's report client takes a refused query (a trait no
+                # provider has...) for no candidates: NoValidHost
+                return self._fail(boot, 'No valid host', [], spec)
             for uuid in uuids:
                 spec.instance_uuid = uuid
                 claimed = None
@@ -385,7 +513,12 @@ class Simulation:
                     return self._fail(boot, 'No valid host', candidates,
                                       spec)
                 chosen.append((uuid, claimed.host))
-                # nova's _consume_selected_host
+                # nova's _consume_selected_host, without the lock and the
+                # timestamp of consume_from_request: one thread runs here,
+                # and HostStates are made again by version (host_state)
+                claimed._locked_consume_from_request(spec)
+                self._consumed.append(claimed.host)
+                self.hosts.touched(claimed.host)
                 if spec.instance_group is not None:
                     spec.instance_group.hosts.append(claimed.host)
         except exception.NoValidHost as exc:
@@ -394,15 +527,29 @@ class Simulation:
             self._release(chosen)
             return self._fail(boot, str(exc), None, spec)
         for server, (uuid, host) in zip(boot.servers, chosen):
-            self.placed(server, uuid, host, boot.group)
+            self.placed(server, uuid, host, boot.resources, boot.group)
         return len(chosen)
 
+    def _refresh(self, hosts: typing.Iterable[str]) -> None:
+        """The HostStates of ``hosts`` are made again from their compute
+        records (the servers built, or a failed request's claims
+        undone)."""
+        for host in hosts:
+            self._version[host] = self._version.get(host, 0) + 1
+            self.hosts.touched(host)
+
     def placed(self, server: str, uuid: str, host: str,
+               resources: typing.Mapping[str, int],
                group: typing.Optional[str] = None) -> None:
-        """Record a server that runs on ``host`` (its allocation made)."""
+        """Record a server built on ``host`` (its allocation made), using
+        ``resources``."""
         topology = self.aggregates.topology
-        self.servers[server] = {'uuid': uuid, 'host': host, 'group': group}
+        self.servers[server] = {'uuid': uuid, 'host': host, 'group': group,
+                                'resources': dict(resources)}
         self.members.hosts[uuid] = host
+        self.usage.setdefault(host, collections.Counter()).update(resources)
+        self.instances.setdefault(host, {})[uuid] = None
+        self._refresh([host])
         self.placements.append({
             'server': server, 'host': host,
             'domains': {s: ','.join(topology.domain_name(d) for d in
@@ -430,6 +577,8 @@ class Simulation:
         """Like nova: a multi-instance boot is all or nothing."""
         for uuid, _ in chosen:
             self.placement.delete_allocations(uuid)
+        self._refresh(self._consumed)
+        self._consumed = []
 
     def host_states_of(self, data) -> typing.List[host_manager.HostState]:
         """HostStates of the candidates, in host-name order.
@@ -448,15 +597,59 @@ class Simulation:
         return sorted(states, key=lambda h: order[h.host])
 
     def host_state(self, name: str, uuid: str) -> host_manager.HostState:
-        """The host's HostState, made once, as nova's HostManager keeps
-        them: name, provider uuid and nova aggregates (with metadata)."""
+        """The host's HostState as nova's HostManager keeps it: made from
+        the compute node (:meth:`compute_node`), its aggregates (with
+        metadata) and its service; consumed by the requests that chose
+        it until the compute node changes."""
         host_state = self.host_states.get(name)
+        version = self._version.get(name, 0)
         if host_state is None:
             host_state = host_manager.HostState(name, name, None)
             host_state.uuid = uuid
             host_state.aggregates = self._nova_aggs.get(name, [])
+            host_state.service = _Service(disabled=False, forced_down=False,
+                                          host=name, binary='nova-compute')
+            host_state.supported_instances = GUESTS
+            host_state.hypervisor_type = 'QEMU'
+            host_state.hypervisor_version = 8002000
+            host_state.hypervisor_hostname = name
+            host_state.stats = {}
+            host_state.limits = {}
+            host_state.ram_allocation_ratio = 1.0
+            host_state.cpu_allocation_ratio = 1.0
+            host_state.disk_allocation_ratio = 1.0
             self.host_states[name] = host_state
+        elif host_state.nsp_version == version:
+            return host_state
+        node = self.compute_node(name)
+        for field, value in zip(Node._fields, node):
+            setattr(host_state, field, value)
+        host_state.disk_mb_used = \
+            node.total_usable_disk_gb * 1024 - node.free_disk_mb
+        host_state.instances = dict(self.instances.get(name, {}))
+        host_state.nsp_version = version
         return host_state
+
+    def node(self, name: str) -> Node:
+        """What nova's weighers read of the host now: its HostState where
+        a request consumed it, else its compute node."""
+        host_state = self.host_states.get(name)
+        if host_state is None or \
+                host_state.nsp_version != self._version.get(name, 0):
+            return self.compute_node(name)
+        return Node(*(getattr(host_state, f) for f in Node._fields))
+
+    def compute_node(self, name: str) -> Node:
+        """What nova's weighers read of a host's compute node once its
+        servers are built (no I/O in flight: the builds are done)."""
+        total = self.resources_of[name]
+        used = self.usage.get(name) or {}
+        disk = total.get('DISK_GB', 0)
+        return Node(total.get('VCPU', 0), used.get('VCPU', 0),
+                    total.get('MEMORY_MB', 0),
+                    total.get('MEMORY_MB', 0) - used.get('MEMORY_MB', 0),
+                    disk, (disk - used.get('DISK_GB', 0)) * 1024,
+                    len(self.instances.get(name) or ()), 0)
 
     def _fail(self, boot, reason, candidates, spec):
         """Record a failed boot; ``candidates`` None: no host was tried."""
@@ -481,9 +674,13 @@ class Simulation:
 
     def delete(self, server: str) -> None:
         record = self.servers.pop(server)
-        if record['host']:
+        host = record['host']
+        if host:
             self.placement.delete_allocations(record['uuid'])
             self.members.hosts.pop(record['uuid'], None)
+            self.usage[host].subtract(record['resources'])
+            del self.instances[host][record['uuid']]
+            self._refresh([host])
         for name, group in self.groups.items():
             if server in group['members']:
                 self._leave(name, server, record['uuid'])
@@ -526,9 +723,10 @@ class Simulation:
         for name, record in self.groups.items():
             placements = {s: self.servers[s]['host']
                           for s in record['members'] if s in self.servers}
-            found = audit_mod.audit(
-                record['document'], topology, placements,
-                self.scenario.groups[name].project)
+            found = audit_mod.audit(identifiers.to_real(
+                record['document'], topology,
+                self.scenario.groups[name].project, strict=False),
+                topology, placements)
             out[name] = {
                 'policies': record['document'].to_dict(),
                 'members': [{'server': m.member, 'host': m.host,

@@ -6,6 +6,8 @@ the whole scenario is valid.
 """
 
 import dataclasses
+import difflib
+import functools
 import re
 import typing
 import uuid
@@ -156,7 +158,7 @@ class Host:
     resources: typing.Mapping[str, int]
     traits: typing.Tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def uuid(self) -> str:
         return stable_uuid('host', self.name)
 
@@ -167,7 +169,7 @@ class Group:
     project: str
     document: PolicyDocument
 
-    @property
+    @functools.cached_property
     def uuid(self) -> str:
         return stable_uuid('group', self.name)
 
@@ -237,6 +239,10 @@ class Scenario:
     requests: typing.Tuple[typing.Tuple[str, Request], ...]
     stacks: typing.Mapping[str, StackEntry] = dataclasses.field(
         default_factory=dict)
+    nova_config: typing.Mapping[str, typing.Any] = dataclasses.field(
+        default_factory=lambda: dict(NOVA_DEFAULTS))
+    """nova's ``[filter_scheduler]`` options (:data:`NOVA_DEFAULTS` for
+    those the scenario leaves out)."""
 
     def topology(self) -> topo.Topology:
         domains = [topo.Domain(a.uuid, a.name, a.metadata['policy_scope'],
@@ -429,22 +435,121 @@ def _aggregates(data, scopes, hosts, generated_scopes):
     return aggregates
 
 
+NOVA_FILTERS = 'nova.scheduler.filters.all_filters'
+OUR_FILTERS = 'nova_scoped_policies.scheduler.filters.all_filters'
+NOVA_DEFAULTS = {
+    # what the README tells operators to set in [filter_scheduler]: nova's
+    # default filters and weighers, and ours
+    'available_filters': [NOVA_FILTERS, OUR_FILTERS],
+    'enabled_filters': ['ComputeFilter', 'ComputeCapabilitiesFilter',
+                        'ImagePropertiesFilter',
+                        'ServerGroupAntiAffinityFilter',
+                        'ServerGroupAffinityFilter', 'ScopedAffinityFilter',
+                        'ScopedAntiAffinityFilter'],
+    'weight_classes': ['nova.scheduler.weights.all_weighers',
+                       'nova_scoped_policies.scheduler.weights.'
+                       'all_weighers'],
+}
+"""The ``[filter_scheduler]`` options a scenario leaves out."""
+_NOT_SIMULATED = {
+    'host_subset_size': (1, 'nova picks at random among the best hosts; '
+                            'the simulator decides deterministically'),
+    'shuffle_best_same_weighed_hosts': (
+        False, 'nova shuffles equally weighed hosts; the simulator decides '
+               'deterministically'),
+    'image_props_weight_multiplier': (
+        0.0, "the weigher reads the instances' images from nova's cell "
+             'database, which the simulator does not have'),
+}
+"""``[filter_scheduler]`` options the simulator holds at one value."""
+
+
+def _option(path, opts, key, value):
+    opt = opts[key]
+    try:
+        return opt.type(value)
+    except (ValueError, TypeError) as exc:
+        raise ScenarioError(path, f'{value!r}: {exc}')
+
+
 def _config(data):
+    """``config``: [scoped_policies] options and nova's [filter_scheduler]
+    ones, flat (a name both groups have is ours) or under
+    ``filter_scheduler``.
+
+    :returns: ([scoped_policies] options, [filter_scheduler] options).
+    """
+    from nova.conf import scheduler as nova_conf
     from nova_scoped_policies.conf import scheduler as sched_conf
-    opts = {o.dest: o for o in sched_conf.scheduler_opts}
-    config = {}
-    for key, value in (data or {}).items():
-        if key not in opts:
-            raise ScenarioError(f'config.{key}', 'unknown option; expected '
-                                'one of ' + ', '.join(sorted(opts)))
-        if key in SIMULATOR_OPTIONS:
-            raise ScenarioError(f'config.{key}', 'the simulator sets it: it '
-                                'keeps the groups in its own policy store')
-        try:
-            config[key] = opts[key].type(value)
-        except (ValueError, TypeError) as exc:
-            raise ScenarioError(f'config.{key}', f'{value!r}: {exc}')
-    return config
+    ours = {o.dest: o for o in sched_conf.scheduler_opts}
+    nova = {o.dest: o for o in nova_conf.filter_scheduler_opts}
+    known = set(ours) | set(nova) | {'filter_scheduler'}
+    config, nova_config = {}, {}
+    data = dict(data or {})
+    nested = data.pop('filter_scheduler', None) or {}
+    if not isinstance(nested, dict):
+        raise ScenarioError('config.filter_scheduler', 'must be a mapping '
+                            'of nova [filter_scheduler] option to value')
+    for key, value in data.items():
+        path = f'config.{key}'
+        if key in ours:
+            if key in SIMULATOR_OPTIONS:
+                raise ScenarioError(path, 'the simulator sets it: it keeps '
+                                    'the groups in its own policy store')
+            config[key] = _option(path, ours, key, value)
+        elif key in nova:
+            nova_config[key] = _option(path, nova, key, value)
+        else:
+            raise ScenarioError(path, _unknown(
+                key, known, 'a [scoped_policies] option or one of nova\'s '
+                '[filter_scheduler]'))
+    for key, value in nested.items():
+        path = f'config.filter_scheduler.{key}'
+        if key not in nova:
+            raise ScenarioError(path, _unknown(
+                key, nova, 'one of nova\'s [filter_scheduler] options'))
+        nova_config[key] = _option(path, nova, key, value)
+    for key, (only, why) in _NOT_SIMULATED.items():
+        if key in nova_config and nova_config[key] != only:
+            raise ScenarioError(_where(data, key), f'{nova_config[key]!r}: '
+                                f'only {only!r} is simulated: {why}')
+    nova_config = dict(NOVA_DEFAULTS, **nova_config)
+    _check_classes(data, nova_config)
+    return config, nova_config
+
+
+def _unknown(key, known, expected):
+    close = difflib.get_close_matches(str(key), sorted(known), n=1)
+    return (f'unknown option; expected {expected}'
+            + (f' (did you mean {close[0]}?)' if close else ''))
+
+
+def _where(flat, key):
+    return (f'config.{key}' if key in flat
+            else f'config.filter_scheduler.{key}')
+
+
+def _check_classes(flat, nova_config):
+    """Every enabled filter is available, every weigher importable."""
+    from nova.scheduler import filters as nova_filters
+    from nova.scheduler import weights as nova_weights
+    from nova import exception
+    try:
+        available = {cls.__name__ for cls in
+                     nova_filters.HostFilterHandler().get_matching_classes(
+                         nova_config['available_filters'])}
+    except (ImportError, exception.ClassNotFound) as exc:
+        raise ScenarioError(_where(flat, 'available_filters'), str(exc))
+    for i, name in enumerate(nova_config['enabled_filters']):
+        if name not in available:
+            raise ScenarioError(f'{_where(flat, "enabled_filters")}[{i}]',
+                                f'{name!r}: not among the available '
+                                'filters (nova\'s and ours)')
+    try:
+        nova_weights.HostWeightHandler().get_matching_classes(
+            nova_config['weight_classes'])
+    except (ImportError, exception.ClassNotFound) as exc:
+        raise ScenarioError(_where(flat, 'weight_classes'), str(exc))
 
 
 def _groups(data):
@@ -542,10 +647,11 @@ def parse(data: object) -> Scenario:
                              generated)
     groups = _groups(data.get('groups'))
     stacks = _stacks(data.get('stacks'), groups)
+    config, nova_config = _config(data.get('config'))
     scenario = Scenario(tuple(hosts), tuple(aggregates),
-                        tuple(scopes.values()), _config(data.get('config')),
-                        groups, tuple(_requests(data.get('requests'),
-                                                groups, stacks)), stacks)
+                        tuple(scopes.values()), config, groups,
+                        tuple(_requests(data.get('requests'), groups,
+                                        stacks)), stacks, nova_config)
     _as_the_policy_service_would(scenario)
     return scenario
 

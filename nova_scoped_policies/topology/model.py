@@ -12,6 +12,7 @@ import dataclasses
 import typing
 import uuid
 
+from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.topology import tenant
@@ -143,6 +144,41 @@ class Topology:
 
     def scope(self, name: str) -> typing.Optional[Scope]:
         return self._scopes.get(name)
+
+    def targetable(self, name: str, field: str, shown: str) -> Scope:
+        """The scope ``name`` of a policy that targets one of its domains
+        by identifier.
+
+        :param field: the field to name in errors.
+        :param shown: the identifier as the error may show it.
+        :raises PolicyError: no such scope, or it takes no identifiers.
+        """
+        found = self._scopes.get(name)
+        if found is None:
+            raise PolicyError(field, shown, f'unknown scope {name!r}')
+        if name == HOST_SCOPE or not found.allow_identifiers:
+            raise PolicyError(field, shown, f'scope {name} does not '
+                              'allow targeting a domain by identifier')
+        return found
+
+    def target(self, scope: str, domain_id: str, field: str,
+               shown: typing.Optional[str] = None) -> str:
+        """``domain_id``, checked: a real domain of ``scope``, a scope
+        that takes identifiers.
+
+        :param field: the field to name in errors.
+        :param shown: the identifier as the error may show it (default:
+            ``domain_id``).
+        :raises PolicyError: the scope takes no identifiers or has no
+            such domain.
+        """
+        shown = domain_id if shown is None else shown
+        self.targetable(scope, field, shown)
+        domain = self._domains.get(domain_id)
+        if domain is None or domain.scope != scope:
+            raise PolicyError(field, shown, f'no domain of scope {scope} '
+                              'has this identifier')
+        return domain_id
 
     @property
     def scope_names(self) -> typing.List[str]:

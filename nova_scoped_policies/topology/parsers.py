@@ -7,6 +7,7 @@ which scopes and domains there are.
 import typing
 import uuid
 
+from nova_scoped_policies.db.records import ScopeRecord
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.parser import validate_scope_name
@@ -37,7 +38,7 @@ def build(scopes: typing.Iterable[Scope] = (),
     return Topology(scopes, domains, problems)
 
 
-def from_scope_records(records: typing.Iterable[typing.Mapping],
+def from_scope_records(records: typing.Iterable[ScopeRecord],
                        hosts: typing.Mapping[str, typing.Iterable[str]] = {}
                        ) -> Topology:
     """A topology of stored scope records alone.
@@ -49,8 +50,8 @@ def from_scope_records(records: typing.Iterable[typing.Mapping],
     """
     records = list(records)
     return build([scope_from_record(r) for r in records],
-                 [Domain(agg, agg, r['name'], frozenset(hosts.get(agg, ())))
-                  for r in records for agg in r['aggregates']])
+                 [Domain(agg, agg, r.name, frozenset(hosts.get(agg, ())))
+                  for r in records for agg in r.aggregates])
 
 
 def _flag(value: str) -> typing.Optional[bool]:
@@ -63,7 +64,7 @@ def _flag(value: str) -> typing.Optional[bool]:
 
 
 def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
-                    stored: typing.Iterable[typing.Mapping] = ()
+                    stored: typing.Iterable[ScopeRecord] = ()
                     ) -> Topology:
     """Build a topology from host aggregates and their metadata.
 
@@ -79,9 +80,8 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
     stored scope replaces a metadata scope of the same name.
 
     :param aggregates: every host aggregate of the cloud.
-    :param stored: scope records of the policy store: ``name``,
-        ``allow_identifiers``, ``obfuscate_identifiers``,
-        ``obfuscate_namespace_uuid``, ``aggregates`` (uuids).
+    :param stored: scope records of the policy store
+        (:class:`~nova_scoped_policies.db.records.ScopeRecord`).
     """
     aggregates = list(aggregates)
     problems: typing.List[str] = []
@@ -115,7 +115,7 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
     stored = list(stored)
     if stored:
         by_uuid = {str(agg.uuid): agg for agg in aggregates}
-        names = {record['name'] for record in stored}
+        names = {record.name for record in stored}
         for name in sorted(names & set(settings)):
             problems.append(f'scope {name} is defined by the policy store '
                             f'and by aggregate metadata {SCOPE_KEY}; the '
@@ -124,24 +124,24 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
         domains = [d for d in domains if d.scope not in names]
         for record in stored:
             scopes.append(scope_from_record(record))
-            for agg_uuid in record['aggregates']:
+            for agg_uuid in record.aggregates:
                 agg = by_uuid.get(agg_uuid)
                 if agg is None:
-                    problems.append(f'scope {record["name"]}: aggregate '
+                    problems.append(f'scope {record.name}: aggregate '
                                     f'{agg_uuid} does not exist')
                     continue
-                domains.append(Domain(agg_uuid, agg.name, record['name'],
+                domains.append(Domain(agg_uuid, agg.name, record.name,
                                       frozenset(agg.hosts)))
     return build(scopes, domains, problems)
 
 
-def scope_from_record(record: typing.Mapping) -> Scope:
+def scope_from_record(record: ScopeRecord) -> Scope:
     """A :class:`Scope` from a policy store scope record."""
-    namespace = record.get('obfuscate_namespace_uuid')
-    return Scope(record['name'], bool(record['allow_identifiers']),
-                 bool(record['obfuscate_identifiers']),
+    namespace = record.obfuscate_namespace_uuid
+    return Scope(record.name, record.allow_identifiers,
+                 record.obfuscate_identifiers,
                  uuid.UUID(namespace) if namespace else None,
-                 record.get('parent'))
+                 record.parent)
 
 
 def _scope_from_settings(name: str, values: typing.Dict[str, typing.Set[str]],

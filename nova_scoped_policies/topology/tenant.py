@@ -10,7 +10,6 @@ import typing
 import uuid
 
 from nova_scoped_policies.policy.errors import PolicyError
-from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
 
 
@@ -55,12 +54,7 @@ def resolve_identifier(topology, scope: str, identifier: str,
     :raises PolicyError: the scope takes no identifiers, or no domain
         of it has that identifier for this tenant.
     """
-    sc = topology.scope(scope)
-    if sc is None:
-        raise PolicyError(field, identifier, f'unknown scope {scope!r}')
-    if scope == HOST_SCOPE or not sc.allow_identifiers:
-        raise PolicyError(field, identifier, f'scope {scope} does not '
-                          'allow targeting a domain by identifier')
+    topology.targetable(scope, field, identifier)
     for domain in topology.domains(scope):
         if identifier_for(topology, scope, domain.id, project_id) == \
                 identifier:
@@ -83,14 +77,7 @@ def to_real(topology, document: PolicyDocument,
     """
     def real(policy, field):
         if real_ids:
-            resolve_identifier(topology, policy.scope, policy.identifier,
-                               None, field)
-            domain = topology.domain(policy.identifier)
-            if domain is None or domain.scope != policy.scope:
-                raise PolicyError(field, policy.identifier,
-                                  f'no domain of scope {policy.scope} '
-                                  'has this identifier')
-            return policy.identifier
+            return topology.target(policy.scope, policy.identifier, field)
         return resolve_identifier(topology, policy.scope, policy.identifier,
                                   project_id, field)
     return _map_identifiers(document, real)

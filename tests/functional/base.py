@@ -136,15 +136,17 @@ class ScopedPoliciesTestCase(test.TestCase,
         return self.api.post_server_groups(body)
 
     def _post(self, group, document=None, count=1, name='server',
-              image=IMAGE, host=None):
+              image=IMAGE, host=None, flavor=None):
         """POST one boot request (``count`` servers) and return nova's
         answer at once, without waiting for the servers.
 
         ``group`` None boots outside any group; ``host`` asks for a host
-        (admin, microversion 2.74: filters and Placement still apply).
+        (admin, microversion 2.74: filters and Placement still apply);
+        ``flavor`` None: the first flavor nova lists.
         """
         server = self._build_server(name=name, image_uuid=image,
-                                    networks='none', host=host)
+                                    flavor_id=flavor, networks='none',
+                                    host=host)
         if count > 1:
             server['min_count'] = server['max_count'] = count
             server['return_reservation_id'] = True
@@ -156,10 +158,11 @@ class ScopedPoliciesTestCase(test.TestCase,
             {'server': server, 'os:scheduler_hints': hints})
 
     def _boot(self, group, document=None, expected='ACTIVE', count=1,
-              name='server', image=IMAGE, host=None):
+              name='server', image=IMAGE, host=None, flavor=None):
         """Boot ``count`` servers in one request (:meth:`_post`) and wait
         until they reach ``expected``; return them all."""
-        created = self._post(group, document, count, name, image, host)
+        created = self._post(group, document, count, name, image, host,
+                             flavor)
         if count == 1:
             return [self._wait_for_state_change(created, expected,
                                                 max_retries=WAIT_RETRIES)]

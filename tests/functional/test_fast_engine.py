@@ -206,6 +206,83 @@ def test_random_scenarios(seed):
     assert run(scenario, 'fast') == nova
 
 
+FLAVOR = {'resources': {'VCPU': 4, 'MEMORY_MB': 8192, 'DISK_GB': 10}}
+
+
+@pytest.mark.parametrize('seed', [6, 9])
+def test_a_host_a_boot_fills_still_weighs_in_it(seed):
+    """Hosts of several sizes, boots of 2 to 4 servers: a host the boot
+    fills stays one of its candidates (nova keeps Placement's answer for
+    the whole boot), so it still counts in the normalisation of the
+    weights of the others."""
+    rng = random.Random(seed)
+    hosts = [{'name': f'h{i}', 'resources': {
+        'VCPU': rng.choice([8, 16, 32, 64]),
+        'MEMORY_MB': rng.choice([8192, 16384, 24576, 32768, 65536]),
+        'DISK_GB': rng.choice([15, 25, 100, 1000])}} for i in range(1, 5)]
+    scenario = sc.parse({'hosts': hosts, 'requests': [
+        {'boot': {'name': f'b{k}', 'count': rng.randint(2, 4),
+                  'flavor': FLAVOR}} for k in range(2)]})
+    assert run(scenario, 'fast') == run(scenario, 'nova')
+
+
+def test_multipliers_in_aggregates_after_a_request_without_weights():
+    """Our weighers' per-host multiplier (aggregate metadata) holds for a
+    request with soft policies after one without."""
+    hosts = [{'name': f'h{i}', 'resources': {
+        'VCPU': 8 * i, 'MEMORY_MB': 16384 * i, 'DISK_GB': 200 * i}}
+        for i in range(1, 5)]
+    small = {'resources': {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}
+    scenario = sc.parse({
+        'hosts': hosts,
+        'aggregates': [{'name': 'heavy', 'hosts': [h['name'] for h in hosts],
+                        'metadata': {
+                            'scoped_soft_affinity_weight_multiplier': '0'}}],
+        'config': {'soft_affinity_weight_multiplier': 50.0},
+        'groups': [{'name': 'g', 'project': 'tenant-a',
+                    'policies': ['soft-affinity:host']}],
+        'requests': [
+            {'boot': {'name': 'a', 'flavor': small}},
+            {'boot': {'name': 'g', 'group': 'g', 'count': 2,
+                      'flavor': small}}]})
+    nova = run(scenario, 'nova')
+    assert run(scenario, 'fast') == nova
+    # the multiplier 0 of the aggregate: nova's weighers spread them
+    hosts_of = {p['server']: p['host'] for p in nova['placements']}
+    assert hosts_of['g-1'] != hosts_of['g-2']
+
+
+def test_a_flavor_that_names_a_host():
+    """ComputeCapabilitiesFilter reads a host's own name
+    (``capabilities:hypervisor_hostname``): every host stands alone."""
+    hosts = [{'name': f'h{i}', 'resources': {
+        'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 100}} for i in (1, 2, 3)]
+    scenario = sc.parse({'hosts': hosts, 'requests': [{'boot': {
+        'name': 'a', 'flavor': {
+            'resources': {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1},
+            'extra_specs': {'capabilities:hypervisor_hostname': 'h2'}}}}]})
+    nova = run(scenario, 'nova')
+    assert [p['host'] for p in nova['placements']] == ['h2']
+    assert run(scenario, 'fast') == nova
+
+
+def test_a_query_placement_refuses_fails_the_boot_only():
+    """A trait no provider has: Placement answers 400, which nova takes
+    for no candidates (NoValidHost); the next boot goes on."""
+    flavor = {'resources': {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1}}
+    scenario = sc.parse({
+        'hosts': [{'name': 'h1', 'resources': {
+            'VCPU': 4, 'MEMORY_MB': 4096, 'DISK_GB': 40}}],
+        'requests': [
+            {'boot': {'name': 'a', 'flavor': flavor, 'image': {
+                'properties': {'trait:CUSTOM_NOBODY': 'required'}}}},
+            {'boot': {'name': 'b', 'flavor': flavor}}]})
+    nova = run(scenario, 'nova')
+    assert [f['server'] for f in nova['failures']] == ['a-1']
+    assert [p['server'] for p in nova['placements']] == ['b-1']
+    assert run(scenario, 'fast') == nova
+
+
 def test_random_scenarios_exercise_what_matters():
     """The table above covers failures, rejections and every request."""
     seen = {'failed': 0, 'placed': 0, 'reasons': set()}

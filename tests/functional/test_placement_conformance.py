@@ -177,6 +177,36 @@ def test_bad_version_header_is_400(backends):
         assert resp.status_code == 400
 
 
+@pytest.mark.parametrize('header, status', [
+    ('placement LATEST', 400),      # only "latest" is the newest
+    ('placement +1.5', 200),        # numbers as int() reads them
+    ('placement 1.99', 406),
+])
+def test_version_headers_read_as_placement_reads_them(
+        backends, header, status):
+    for client in backends:
+        resp = client.adapter.get(
+            '/resource_providers', raise_exc=False,
+            headers={'OpenStack-API-Version': header})
+        assert resp.status_code == status
+        # an unusable header gets no version back
+        assert ('OpenStack-API-Version' in resp.headers) == (status == 200)
+
+
+@pytest.mark.parametrize('header, version', [
+    ('placement 1.10, compute 2.1', '1.10'),   # other services ignored
+    ('compute 2.1', '1.0'),                    # none for placement
+])
+def test_version_header_naming_several_services(backends, header, version):
+    for client in backends:
+        resp = client.adapter.get(
+            '/resource_providers', raise_exc=False,
+            headers={'OpenStack-API-Version': header})
+        assert resp.status_code == 200
+        assert resp.headers['OpenStack-API-Version'] == \
+            f'placement {version}'
+
+
 @pytest.mark.parametrize('method, url, body, status', [
     ('GET', '/resource_providers/' + RP['rp1'], None, 200),
     ('GET', '/resource_providers/00000000-0000-4000-8000-0000000000ff',
@@ -298,3 +328,40 @@ def test_post_allocations_is_all_or_nothing(backends):
     for consumer in ('h1', 'h2', 'h3', 'h4'):
         assert both(backends, 'DELETE', '/allocations/' + H[consumer]
                     )[0] == 204
+
+
+@pytest.mark.parametrize('method, url, body, version, status', [
+    # member_of on /resource_providers from 1.3, provider traits from 1.6
+    ('GET', '/resource_providers?member_of=' + AGG_A, None, '1.2', 400),
+    ('GET', '/resource_providers/' + RP['rp1'] + '/traits', None, '1.5',
+     404),
+    ('GET', '/resource_providers?required=in:' + WIN, None, '1.38', 400),
+    ('GET', '/resource_providers?required=in:' + WIN + ',HW_CPU_X86_AVX2',
+     None, '1.39', 200),
+    ('GET', '/allocation_candidates?resources=VCPU:1&required=in:' + WIN,
+     None, '1.39', 200),
+    # bad uuids, over-long names
+    ('POST', '/resource_providers', {'name': 'x', 'uuid': 'not-a-uuid'},
+     '1.36', 400),
+    ('POST', '/resource_providers', {'name': 'x' * 201}, '1.36', 400),
+    ('PUT', '/resource_providers/' + RP['rp1'] + '/aggregates',
+     {'aggregates': ['not-a-uuid'], 'resource_provider_generation': 0},
+     '1.36', 400),
+    # empty allocations before 1.28, a body without a generation: 400
+    ('PUT', '/allocations/' + C['nobody'],
+     {'allocations': {}, 'project_id': 'p', 'user_id': 'u'}, '1.12', 400),
+    ('PUT', '/resource_providers/' + RP['rp1'] + '/aggregates',
+     {'aggregates': []}, '1.36', 400),
+    ('PUT', '/resource_providers/' + RP['rp1'] + '/inventories',
+     {'inventories': {}}, '1.36', 400),
+    ('PUT', '/allocations/' + C['nobody'],
+     {'allocations': {RP['rp1']: {'resources': {'VCPU': 1}}},
+      'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+      'consumer_type': 'bad type'}, '1.38', 400),
+    ('DELETE', '/resource_providers/' + RP['rp2'], None, '1.36', 409),
+    ('GET', '/usages?project_id=p', None, '1.36', 200),
+])
+def test_status_codes_of_issue_16(backends, method, url, body, version,
+                                  status):
+    assert both(backends, method, url, version=version, body=body)[0] == \
+        status

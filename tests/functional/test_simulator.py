@@ -180,6 +180,67 @@ def test_cli_plot_to_an_unwritable_path_keeps_the_report(tmp_path, capsys):
     assert f'--plot {png}' in captured.err and not png.exists()
 
 
+def _run(data, engine):
+    """Simulate the scenario ``data`` with ``engine``."""
+    scenario = sc.parse(data)
+    if engine == 'fast':
+        return fast.FastSimulation(scenario, fake.FakePlacement()).run()
+    fixture = pf.FakePlacementFixture()
+    fixture.setUp()
+    try:
+        return runner.Simulation(scenario, pf.client_for(fixture)).run()
+    finally:
+        fixture.cleanUp()
+
+
+def _plain_boots(config=None):
+    return {'hosts': [{'name': f'h{i}', 'resources': {
+        'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 100}} for i in range(1, 5)],
+        'config': config,
+        'requests': [{'boot': {'name': name, 'count': count, 'flavor': {
+            'resources': {'VCPU': 1, 'MEMORY_MB': 1024, 'DISK_GB': 10}}}}
+            for name, count in (('a', 1), ('b', 1), ('c', 2))]}
+
+
+@pytest.mark.parametrize('engine', ['nova', 'fast'])
+def test_nova_weighers_spread_plain_boots(engine):
+    """Without ``config``, nova's default weighers run as in the README's
+    nova.conf: four servers on four empty hosts go to four hosts, the
+    multi-instance boot included (its first server's claim weighs on the
+    second, as nova's HostState consumes it)."""
+    result = _run(_plain_boots(), engine)
+    assert hosts(result) == {'a-1': 'h1', 'b-1': 'h2', 'c-1': 'h3',
+                             'c-2': 'h4'}
+
+
+@pytest.mark.parametrize('engine', ['nova', 'fast'])
+def test_nova_weight_multipliers_from_config(engine):
+    """Negative resource multipliers stack servers, as in nova."""
+    result = _run(_plain_boots({'ram_weight_multiplier': -1.0,
+                                'cpu_weight_multiplier': -1.0,
+                                'disk_weight_multiplier': -1.0,
+                                'io_ops_weight_multiplier': 0.0}), engine)
+    assert set(hosts(result).values()) == {'h1'}
+
+
+@pytest.mark.parametrize('engine', ['nova', 'fast'])
+def test_enabled_filters_from_config(engine):
+    """A filter left out of ``enabled_filters`` does not run: without
+    ScopedAntiAffinityFilter a hard anti-affinity:rack no longer holds
+    (the soft weighers still spread when they can)."""
+    data = {'scopes': {'rack': {}},
+            'aggregates': [{'name': 'rack-1', 'scope': 'rack',
+                            'hosts': ['h1', 'h2']}],
+            'hosts': [{'name': h, 'resources': {'VCPU': 8}}
+                      for h in ('h1', 'h2')],
+            'groups': [{'name': 'g', 'policies': ['anti-affinity:rack']}],
+            'requests': [{'boot': {'name': 'g', 'group': 'g', 'count': 2,
+                                   'flavor': {'resources': {'VCPU': 1}}}}]}
+    assert _run(data, engine)['stats']['placed'] == 0
+    data['config'] = {'enabled_filters': ['ComputeFilter']}
+    assert _run(data, engine)['stats']['placed'] == 2
+
+
 def _custom_rc_scenario():
     return {
         'hosts': [{'name': 'h1', 'resources': {'VCPU': 16}},
@@ -197,19 +258,7 @@ def test_custom_resource_classes_are_placed_and_counted(engine):
     """A flavor's CUSTOM_GPU goes to Placement as nova sends it (the
     flavor's resources:CUSTOM_GPU extra spec): only hosts with a free GPU
     take a server; the fourth (a later boot) finds none."""
-    from nova_scoped_policies.placement import fake
-    from nova_scoped_policies.simulator import fast
-    scenario = sc.parse(_custom_rc_scenario())
-    if engine == 'fast':
-        result = fast.FastSimulation(scenario, fake.FakePlacement()).run()
-    else:
-        fixture = pf.FakePlacementFixture()
-        fixture.setUp()
-        try:
-            result = runner.Simulation(scenario,
-                                       pf.client_for(fixture)).run()
-        finally:
-            fixture.cleanUp()
+    result = _run(_custom_rc_scenario(), engine)
     placed = collections.Counter(hosts(result).values())
     assert placed == {'h2': 2, 'h3': 1}
     assert result['stats']['placed'] == 3
@@ -330,8 +379,8 @@ def test_groups_live_in_the_policy_store():
         def boot(request):
             placed = real_boot(request)
             stored = sim.store.get_group(scenario.groups['pinned'].uuid)
-            seen[request.name] = (stored['document'].to_dict(),
-                                  list(stored['members']))
+            seen[request.name] = (stored.document.to_dict(),
+                                  list(stored.members))
             return placed
         sim.boot = boot
         result = sim.run()

@@ -52,3 +52,12 @@ def test_to_real_error_names_the_field_and_the_written_identifier():
 def test_undefined_scopes_are_left_to_the_engine():
     doc = parse_document({'policies': ['affinity:rack:r1']})
     assert identifiers.to_real(doc, TOPOLOGY, 'tenant-a') == doc
+
+
+def test_worded_keeps_real_ids_and_learns_the_tenants_form():
+    real = parse_document({'policies': ['affinity:zone:uuid-b',
+                                        'anti-affinity:rack']})
+    doc = identifiers.worded(real, TOPOLOGY, 'tenant-a')
+    assert doc == real
+    assert [doc.label_of(i) for i in range(2)] == [
+        f'affinity:zone:{MINE}', 'anti-affinity:rack']

@@ -10,6 +10,7 @@ import pytest
 import nova.conf
 from nova_scoped_policies.cmd import status
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.db import records
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies import policy
 from nova_scoped_policies.scheduler import stores
@@ -151,16 +152,15 @@ class _Store:
         return self._scopes
 
     def groups(self):
-        return [stores.StoredGroup(uuid, 'p', policy.parse_document(
+        return [records.GroupRecord(uuid, 'p', policy.parse_document(
             {'policies': policies}), ()) for uuid, policies in self._groups]
 
 
 def _scope(name, *aggregates):
-    return {'name': name, 'allow_identifiers': False,
-            'obfuscate_identifiers': False,
-            'obfuscate_namespace_uuid': '6f72348f-df5d-4e0f-a043-'
-                                        '4be92996dbfe',
-            'aggregates': list(aggregates)}
+    return records.ScopeRecord(
+        name, allow_identifiers=False, obfuscate_identifiers=False,
+        obfuscate_namespace_uuid='6f72348f-df5d-4e0f-a043-4be92996dbfe',
+        aggregates=aggregates)
 
 
 def _raise(exc):

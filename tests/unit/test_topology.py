@@ -4,6 +4,7 @@ import uuid
 
 import pytest
 
+from nova_scoped_policies.db import records
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies.policy import PolicyError
 
@@ -155,12 +156,14 @@ def test_stored_scopes_join_and_replace_metadata_scopes():
             topo.AggregateInfo('a2', 'zone-x', ['h2']),
             topo.AggregateInfo('a3', 'sw-1', ['h1', 'h2'],
                                {'policy_scope': 'switch'})]
-    stored = [{'name': 'zone', 'allow_identifiers': True,
-               'obfuscate_identifiers': True,
-               'obfuscate_namespace_uuid': ns, 'aggregates': ['a2', 'gone']},
-              {'name': 'switch', 'allow_identifiers': False,
-               'obfuscate_identifiers': False,
-               'obfuscate_namespace_uuid': ns, 'aggregates': ['a1']}]
+    stored = [records.ScopeRecord('zone', allow_identifiers=True,
+                                  obfuscate_identifiers=True,
+                                  obfuscate_namespace_uuid=ns,
+                                  aggregates=('a2', 'gone')),
+              records.ScopeRecord('switch', allow_identifiers=False,
+                                  obfuscate_identifiers=False,
+                                  obfuscate_namespace_uuid=ns,
+                                  aggregates=('a1',))]
     topology = topo.from_aggregates(aggs, stored)
     assert topology.domains_of('rack', 'h1') == ('a1',)
     assert topology.domains_of('zone', 'h2') == ('a2',)
@@ -182,11 +185,11 @@ def test_todays_names_stay_importable_from_the_package():
 
 
 def test_stored_scope_records_build_the_same_topology():
-    records = [{'name': 'rack', 'allow_identifiers': True,
-                'obfuscate_identifiers': False,
-                'obfuscate_namespace_uuid': None,
-                'aggregates': ['a1', 'a2']}]
-    topology = topo.from_scope_records(records, {'a1': ['h1'], 'a2': ['h2']})
+    stored = [records.ScopeRecord('rack', allow_identifiers=True,
+                                  obfuscate_identifiers=False,
+                                  obfuscate_namespace_uuid=None,
+                                  aggregates=('a1', 'a2'))]
+    topology = topo.from_scope_records(stored, {'a1': ['h1'], 'a2': ['h2']})
     assert topology.domains_of('rack', 'h2') == ('a2',)
     assert topology.resolve_identifier('rack', 'a1', 'p') == 'a1'
     assert topology.problems == []

@@ -10,23 +10,27 @@ import dataclasses
 
 import webob
 
+from nova_scoped_policies.api import audit as group_audit
 from nova_scoped_policies.api import hosts
 from nova_scoped_policies.api.policies import groups as rules
 from nova_scoped_policies.api.schemas import groups as schemas
+from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
+from nova_scoped_policies.api import visibility
+from nova_scoped_policies.db import records
 from nova_scoped_policies import policy
 
 _PREFIX = 'server_group'
 
 
-def _group(req, action: str) -> dict:
+def _group(req, action: str) -> records.GroupRecord:
     """The group of the URL, if the caller may act on it; 404 otherwise
     (other projects' groups are not disclosed)."""
     context, service = util.env(req)
     uuid = util.check_uuid(req.urlvars['uuid'], 'uuid')
     record = service.store.get_group(uuid)
-    if not context.can(action, {'project_id': record['project_id']},
+    if not context.can(action, {'project_id': record.project_id},
                        fatal=False):
         raise webob.exc.HTTPNotFound(
             explanation=f'server group {uuid} has no scoped policies')
@@ -34,14 +38,14 @@ def _group(req, action: str) -> dict:
 
 
 def _document(service, data: dict, project_id: str,
-              who: views.Viewer) -> policy.PolicyDocument:
+              who: visibility.Viewer) -> policy.PolicyDocument:
     """Parse the policy document of a body; identifiers become real.
 
     :raises webob.exc.HTTPBadRequest: naming the bad field.
     """
     try:
         document = policy.parse_document(data, prefix=_PREFIX)
-        topology = views.scopes_topology(service.store.list_scopes())
+        topology = topologies.stored(service.store)
         for i, pol in enumerate(document.policies):
             if topology.scope(pol.scope) is None:
                 raise policy.PolicyError(document.field_of(i), str(pol),
@@ -74,11 +78,11 @@ def _check_nova_group(service, uuid: str, project: str) -> None:
             f'belongs to another project than {project}')
 
 
-def _render(req, record: dict) -> webob.Response:
+def _render(req, record: records.GroupRecord) -> webob.Response:
     service = req.environ[util.SERVICE]
-    topology = views.scopes_topology(service.store.list_scopes())
+    topology = topologies.stored(service.store)
     return util.json_response(req, {'server_group': views.group(
-        record, views.viewer(req), topology)})
+        record, visibility.viewer(req), topology)})
 
 
 def list_groups(req: webob.Request) -> webob.Response:
@@ -90,8 +94,8 @@ def list_groups(req: webob.Request) -> webob.Response:
         context.can(rules.LIST_ALL)
     elif not project:
         project = context.project_id
-    who = views.viewer(req)
-    topology = views.scopes_topology(service.store.list_scopes())
+    who = visibility.viewer(req)
+    topology = topologies.stored(service.store)
     records = service.store.list_groups(None if everyone and not project
                                         else project)
     return util.json_response(req, {'server_groups': [
@@ -109,7 +113,7 @@ def create_group(req: webob.Request) -> webob.Response:
     project = data.pop('project_id', None) or context.project_id
     context.can(rules.CREATE, {'project_id': project})
     _check_nova_group(service, uuid, project)
-    document = _document(service, data, project, views.viewer(req))
+    document = _document(service, data, project, visibility.viewer(req))
     record = service.store.create_group(
         uuid, project, dataclasses.replace(document, name=None),
         name=document.name, user_id=context.user_id)
@@ -123,16 +127,16 @@ def update_group(req: webob.Request) -> webob.Response:
     name = data.pop('name', None)
     document = None
     if data:
-        document = _document(service, data, record['project_id'],
-                             views.viewer(req))
-    record = service.store.update_group(record['uuid'], document, name)
+        document = _document(service, data, record.project_id,
+                             visibility.viewer(req))
+    record = service.store.update_group(record.uuid, document, name)
     return _render(req, record)
 
 
 def delete_group(req: webob.Request) -> webob.Response:
     record = _group(req, rules.DELETE)
     service = req.environ[util.SERVICE]
-    service.store.delete_group(record['uuid'])
+    service.store.delete_group(record.uuid)
     return util.json_response(req, None, status=204)
 
 
@@ -143,15 +147,15 @@ def group_action(req: webob.Request) -> webob.Response:
         record = _group(req, rules.ADD_INSTANCE)
         instance = util.check_uuid(data['add_instance']['instance_id'],
                                    'add_instance.instance_id')
-        hosts.check_owner(service.placement, instance, record['project_id'],
+        hosts.check_owner(service.placement, instance, record.project_id,
                           service.nova)
         record = service.store.add_member(
-            record['uuid'], instance,
+            record.uuid, instance,
             max_members=service.conf.scoped_policies_api.max_group_members)
     else:
         record = _group(req, rules.REMOVE_INSTANCE)
         record = service.store.remove_member(
-            record['uuid'],
+            record.uuid,
             util.check_uuid(data['remove_instance']['instance_id'],
                             'remove_instance.instance_id'))
     return _render(req, record)
@@ -160,17 +164,13 @@ def group_action(req: webob.Request) -> webob.Response:
 def audit_group(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     record = _group(req, rules.AUDIT)
-    members = list(record['members'])
+    members = list(record.members)
     if service.nova is not None:
-        members += [m for m in service.nova.members(record['uuid'])
+        members += [m for m in service.nova.members(record.uuid)
                     if m not in members]
-    record = dict(record, members=members)
+    record = dataclasses.replace(record, members=tuple(members))
     where = hosts.member_placements(service.placement, members)
-    by_aggregate = {}
-    for host, aggregates in where.aggregates.items():
-        for aggregate in aggregates:
-            by_aggregate.setdefault(aggregate, set()).add(host)
-    topology = views.scopes_topology(service.store.list_scopes(),
-                                     by_aggregate)
-    return util.json_response(req, views.audit(
-        record, views.viewer(req), topology, where.hosts))
+    topology = topologies.stored(
+        service.store, topologies.hosts_by_aggregate(where.aggregates))
+    return util.json_response(req, views.audit(group_audit.audit(
+        record, visibility.viewer(req), topology, where.hosts)))

@@ -8,16 +8,18 @@ from nova_scoped_policies.api.policies import scopes as rules
 from nova_scoped_policies.api.schemas import scopes as schemas
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
+from nova_scoped_policies.api import visibility
+from nova_scoped_policies.db import records
 
 
 PARENT_VERSION = '1.1'
 """Scopes have a ``parent`` from this microversion on."""
 
 
-def _shown(req, record: dict, who: views.Viewer) -> dict:
+def _shown(req, record: records.ScopeRecord, who: visibility.Viewer) -> dict:
     out = views.scope(record, who)
     if microversion.require(req.environ, PARENT_VERSION):
-        out['parent'] = record.get('parent')
+        out['parent'] = record.parent
     return out
 
 
@@ -34,7 +36,7 @@ def _body(req, schema) -> dict:
 def list_scopes(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.LIST)
-    who = views.viewer(req)
+    who = visibility.viewer(req)
     return util.json_response(req, {'policy_scopes': [
         _shown(req, s, who) for s in service.store.list_scopes()]})
 
@@ -42,7 +44,7 @@ def list_scopes(req: webob.Request) -> webob.Response:
 def show_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.SHOW)
-    who = views.viewer(req)
+    who = visibility.viewer(req)
     record = service.store.get_scope(req.urlvars['scope'])
     return util.json_response(req, {'policy_scope': _shown(req, record,
                                                            who)})
@@ -66,7 +68,7 @@ def _check_parent(service, name, parent) -> None:
         raise webob.exc.HTTPBadRequest(
             explanation='policy_scope.parent: a scope cannot be its own '
             'parent')
-    if parent not in {s['name'] for s in service.store.list_scopes()}:
+    if parent not in {s.name for s in service.store.list_scopes()}:
         raise webob.exc.HTTPBadRequest(
             explanation=f'policy_scope.parent: {parent}: no such scope')
 
@@ -81,7 +83,7 @@ def create_scope(req: webob.Request) -> webob.Response:
         _check_hosts(service, data['name'], (), aggregates)
     record = service.store.create_scope(aggregates=aggregates, **data)
     return util.json_response(req, {'policy_scope': _shown(
-        req, record, views.viewer(req))}, status=201)
+        req, record, visibility.viewer(req))}, status=201)
 
 
 def update_scope(req: webob.Request) -> webob.Response:
@@ -90,11 +92,11 @@ def update_scope(req: webob.Request) -> webob.Response:
     data = _body(req, schemas.UPDATE)
     if data.get('parent') is not None:
         current = service.store.get_scope(req.urlvars['scope'])
-        _check_parent(service, data.get('name', current['name']),
+        _check_parent(service, data.get('name', current.name),
                       data['parent'])
     record = service.store.update_scope(req.urlvars['scope'], **data)
     return util.json_response(req, {'policy_scope': _shown(
-        req, record, views.viewer(req))})
+        req, record, visibility.viewer(req))})
 
 
 def delete_scope(req: webob.Request) -> webob.Response:
@@ -111,7 +113,7 @@ def scope_action(req: webob.Request) -> webob.Response:
     if 'add_aggregate' in data:
         context.can(rules.ADD_AGGREGATE)
         aggregate = data['add_aggregate']['aggregate']
-        name = service.store.get_scope(ref)['name']
+        name = service.store.get_scope(ref).name
         # checked with the scope's row locked: two aggregates added to one
         # scope at once are checked one after the other
         record = service.store.add_aggregate(
@@ -122,4 +124,4 @@ def scope_action(req: webob.Request) -> webob.Response:
         record = service.store.remove_aggregate(
             ref, data['remove_aggregate']['aggregate'])
     return util.json_response(req, {'policy_scope': _shown(
-        req, record, views.viewer(req))})
+        req, record, visibility.viewer(req))})

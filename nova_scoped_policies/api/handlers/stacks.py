@@ -20,8 +20,9 @@ from nova_scoped_policies.api import microversion
 from nova_scoped_policies.api.policies import scopes as scope_rules
 from nova_scoped_policies.api.policies import stacks as rules
 from nova_scoped_policies.api.schemas import stacks as schemas
+from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import util
-from nova_scoped_policies.api import views
+from nova_scoped_policies.api import visibility
 from nova_scoped_policies.api import world as world_mod
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import client as pc
@@ -104,8 +105,8 @@ def _record(req, action: str) -> stack_db.StackRecord:
     return record
 
 
-def _view(record: stack_db.StackRecord, who: views.Viewer) -> dict:
-    shown = views.Surrogates()
+def _view(record: stack_db.StackRecord, who: visibility.Viewer) -> dict:
+    shown = visibility.Surrogates()
     return {
         'id': record.id, 'name': record.name,
         'project_id': record.project_id, 'status': record.status,
@@ -124,7 +125,7 @@ def _view(record: stack_db.StackRecord, who: views.Viewer) -> dict:
 
 def _render(req, record, status=200) -> webob.Response:
     return util.json_response(req, {'stack': _view(
-        record, views.viewer(req))}, status=status)
+        record, visibility.viewer(req))}, status=status)
 
 
 def _infeasible(reason: str) -> webob.exc.HTTPConflict:
@@ -179,7 +180,7 @@ def create_stack(req: webob.Request) -> webob.Response:
         raise webob.exc.HTTPBadRequest(explanation=str(exc))
     project, user = context.project_id, context.user_id or context.project_id
     admin = context.can(scope_rules.REAL_IDS, fatal=False)
-    topology = views.scopes_topology(service.store.list_scopes())
+    topology = topologies.stored(service.store)
     try:
         stack = model.with_real_ids(stack, topology, project)
     except policy.PolicyError as exc:
@@ -210,7 +211,7 @@ def list_stacks(req: webob.Request) -> webob.Response:
     everyone = util.query_flag(req, 'all_projects')
     if everyone:
         context.can(rules.LIST_ALL)
-    who = views.viewer(req)
+    who = visibility.viewer(req)
     records = store.list(None if everyone else context.project_id)
     return util.json_response(req, {'stacks': [_view(r, who)
                                                for r in records]})

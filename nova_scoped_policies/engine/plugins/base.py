@@ -191,7 +191,11 @@ class AuditStart:
 
 
 Distinguished = typing.Mapping[str, typing.Optional[typing.FrozenSet[str]]]
-"""scope -> the domains an item tells apart (None: every domain)."""
+"""scope -> the domains an item tells apart: None, every domain by its
+identity (a policy that targets one); else the domains holding members,
+which the item reads only through their member counts (two domains with
+the same count behave alike, and a domain not listed like any other
+without members)."""
 
 
 class PolicyPlugin(abc.ABC):
@@ -263,8 +267,11 @@ class PolicyPlugin(abc.ABC):
 
     def distinguishes(self, item: Item,
                       ctx: PlacementContext) -> Distinguished:
-        """Which domains this item tells apart for this request: a domain
-        it does not name behaves like any other without members.
+        """Which domains this item tells apart for this request
+        (:data:`Distinguished`). The default is right for a plugin whose
+        check, weight and constraint read a domain only through its member
+        count, unless the item targets a domain; a plugin that reads more
+        (a domain's name, its size) must say so with None.
 
         :param item: one of this plugin's items.
         :param ctx: the request's shared counts.

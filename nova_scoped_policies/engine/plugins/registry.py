@@ -5,9 +5,13 @@ pure core that must load identically in the scheduler, the API, the
 simulator and unit tests without an installed distribution's metadata,
 and the order of the plugins is part of behaviour (reasons and audit
 violations are listed in it). A new policy type is one module here and one
-row in ``tests/unit/engine/test_plugins.py``.
+row in ``tests/unit/engine/test_plugins.py``; a plugin of a new
+``TYPE[:SCOPE[:ID]]`` word defines it in its module
+(``PolicyType.define``) and names it as its ``policy_type``: the parser's
+vocabulary is read from here (:func:`vocabulary`).
 """
 
+import types
 import typing
 
 from nova_scoped_policies.engine.plugins.affinity import Affinity
@@ -19,12 +23,40 @@ from nova_scoped_policies.engine.plugins.soft_affinity import SoftAffinity
 from nova_scoped_policies.engine.plugins.soft_anti_affinity import \
     SoftAntiAffinity
 from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.policy.model import PolicyType
 
 PLUGINS: typing.Tuple[PolicyPlugin, ...] = (
     Affinity(), AntiAffinity(), SoftAffinity(), SoftAntiAffinity(),
     MinDomains(),
 )
 """Every plugin, in the order their items are evaluated."""
+
+
+def vocabulary(plugins: typing.Optional[
+        typing.Iterable[PolicyPlugin]] = None
+               ) -> typing.Mapping[str, PolicyType]:
+    """word -> policy type, for every plugin that owns one
+    (``policy_type``), in the plugins' order: the words the policy parser
+    accepts.
+
+    :param plugins: the plugins to ask (default: :data:`PLUGINS`).
+    """
+    global _LAST
+    plugins = PLUGINS if plugins is None else tuple(plugins)
+    asked, known = _LAST
+    if asked is not plugins:
+        found: typing.Dict[str, PolicyType] = {}
+        for plugin in plugins:
+            ptype = getattr(plugin, 'policy_type', None)
+            if ptype is not None:
+                found.setdefault(ptype.value, ptype)
+        known = types.MappingProxyType(found)
+        _LAST = (plugins, known)
+    return known
+
+
+_LAST: typing.Tuple[typing.Any, typing.Any] = (None, None)
+"""The last plugins asked and their vocabulary (parsing asks often)."""
 
 
 def items(document: PolicyDocument,

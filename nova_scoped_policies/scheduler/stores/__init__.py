@@ -19,7 +19,7 @@ import typing
 from oslo_log import log as logging
 from stevedore import driver as stevedore_driver
 
-from nova_scoped_policies import policy
+from nova_scoped_policies.db import records
 
 LOG = logging.getLogger(__name__)
 NAMESPACE = 'nova_scoped_policies.scheduler.stores'
@@ -27,21 +27,6 @@ NAMESPACE = 'nova_scoped_policies.scheduler.stores'
 
 class StoreUnavailable(Exception):
     """The store did not answer; the message says why."""
-
-
-class StoredGroup(typing.NamedTuple):
-    """A group's stored policies, with real domain identifiers.
-
-    :param uuid: the Nova server group uuid.
-    :param project_id: the owner.
-    :param document: the policies and rules.
-    :param members: instances added through the API.
-    """
-
-    uuid: str
-    project_id: str
-    document: policy.PolicyDocument
-    members: typing.Tuple[str, ...]
 
 
 class PlanMember(typing.NamedTuple):
@@ -61,16 +46,14 @@ class PolicyStoreDriver(abc.ABC):
     """The contract of a store driver."""
 
     @abc.abstractmethod
-    def scopes(self) -> typing.List[dict]:
-        """Every stored scope: ``name``, ``allow_identifiers``,
-        ``obfuscate_identifiers``, ``obfuscate_namespace_uuid``,
-        ``aggregates`` (real uuids).
+    def scopes(self) -> typing.List[records.ScopeRecord]:
+        """Every stored scope, its aggregates by real uuid.
 
         :raises StoreUnavailable: the store did not answer.
         """
 
     @abc.abstractmethod
-    def group(self, uuid: str) -> typing.Optional[StoredGroup]:
+    def group(self, uuid: str) -> typing.Optional[records.GroupRecord]:
         """A group's stored policies, or None when it has none.
 
         :param uuid: the Nova server group uuid.
@@ -78,7 +61,7 @@ class PolicyStoreDriver(abc.ABC):
         """
 
     @abc.abstractmethod
-    def groups(self) -> typing.List[StoredGroup]:
+    def groups(self) -> typing.List[records.GroupRecord]:
         """Every stored group (for the status check, not per boot).
 
         :raises StoreUnavailable: the store did not answer.
@@ -185,7 +168,7 @@ class CachedStore:
                         self._clock() - down_since)
         return result
 
-    def scopes(self) -> typing.List[dict]:
+    def scopes(self) -> typing.List[records.ScopeRecord]:
         """The stored scopes; the last copy (or none) when unreachable."""
         with self._lock:
             if self._scopes is not None and self._fresh(self._scopes[0]):
@@ -211,11 +194,11 @@ class CachedStore:
             self._scopes = None
             self._groups.clear()
 
-    def group(self, uuid: str) -> typing.Optional[StoredGroup]:
+    def group(self, uuid: str) -> typing.Optional[records.GroupRecord]:
         """A group's stored policies.
 
         :raises StoreUnavailable: the store did not answer; the exception's
-            ``last_known`` is the last answer (a StoredGroup or None), or
+            ``last_known`` is the last answer (a group record or None), or
             absent when the group was never read.
         """
         with self._lock:

@@ -6,19 +6,24 @@ the driver needs real aggregate uuids and every project's groups.
 
 import typing
 
+import jsonschema
 from keystoneauth1 import exceptions as ks_exc
 
 from nova_scoped_policies.api import microversion
 from nova_scoped_policies.conf import ksa
 from nova_scoped_policies.conf import store as store_conf
+from nova_scoped_policies.db import records
 from nova_scoped_policies import policy
 from nova_scoped_policies.scheduler import stores
+from nova_scoped_policies import validation
 
-STACKS_VERSION = '1.1'
+VERSION = '1.1'
+"""The policy API's microversion the driver speaks: scopes with their
+``parent`` (nested scopes), and ``/stacks``."""
 
 
 class HttpStore(stores.PolicyStoreDriver):
-    """Reads the policy API at microversion 1.0.
+    """Reads the policy API at microversion :data:`VERSION`.
 
     :param conf: the configuration with ``[policy_api]``.
     :param adapter: a keystoneauth1 Adapter (default: from ``conf``).
@@ -28,49 +33,59 @@ class HttpStore(stores.PolicyStoreDriver):
         self.adapter = adapter or ksa.load_adapter(
             conf, store_conf.API_GROUP, store_conf.SERVICE_TYPE)
 
-    def _get(self, url: str, missing_ok: bool = False):
+    def _call(self, method: str, url: str, body=None,
+              missing_ok: bool = False):
+        """The JSON answer of one request (None for a 404 when
+        ``missing_ok``); anything else than a JSON 200 makes the store
+        unavailable."""
         try:
-            resp = self.adapter.get(
-                url, raise_exc=False, headers={
+            resp = self.adapter.request(
+                url, method, raise_exc=False, json=body, headers={
                     microversion.HEADER:
-                    f'{microversion.SERVICE_TYPE} {microversion.MIN_VERSION}'
-                })
+                    f'{microversion.SERVICE_TYPE} {VERSION}'})
         except ks_exc.ClientException as exc:
             raise stores.StoreUnavailable(f'policy API: {exc}')
         if missing_ok and resp.status_code == 404:
             return None
         if resp.status_code != 200:
             raise stores.StoreUnavailable(
-                f'policy API: GET {url}: {resp.status_code} {resp.text}')
-        return resp.json()
+                f'policy API: {method} {url}: {resp.status_code} '
+                f'{resp.text[:200]}')
+        try:
+            return resp.json()
+        except ValueError:
+            raise stores.StoreUnavailable(
+                f'policy API: {method} {url}: the answer is not JSON')
 
-    def scopes(self) -> typing.List[dict]:
-        scopes = self._get('/os-policy-scopes')['policy_scopes']
-        for scope in scopes:
+    def _get(self, url: str, missing_ok: bool = False):
+        return self._call('GET', url, missing_ok=missing_ok)
+
+    def scopes(self) -> typing.List[records.ScopeRecord]:
+        body = _checked(self._get('/os-policy-scopes'), _OBJECTS,
+                        'policy_scopes')
+        for scope in body['policy_scopes']:
             if 'obfuscate_namespace_uuid' not in scope:
                 raise stores.StoreUnavailable(
                     'policy API: the [policy_api] credentials do not see '
                     'real identifiers; they need the admin role')
-        return scopes
+        scopes = _checked(body, _SCOPES, 'policy_scopes')['policy_scopes']
+        try:
+            return [records.ScopeRecord.of(scope) for scope in scopes]
+        except ValueError as exc:    # a time that is not ISO 8601
+            raise stores.StoreUnavailable(
+                f'policy API: policy_scopes: {str(exc)[:200]}')
 
-    def group(self, uuid: str) -> typing.Optional[stores.StoredGroup]:
+    def group(self, uuid: str) -> typing.Optional[records.GroupRecord]:
         body = self._get(f'/os-server-groups/{uuid}', missing_ok=True)
-        return None if body is None else _stored(body['server_group'])
+        if body is None:
+            return None
+        return _stored(_checked(body, _GROUP, 'server_group')['server_group'])
 
     def _stacks(self, method: str, url: str, body=None):
-        try:
-            resp = self.adapter.request(
-                url, method, raise_exc=False, json=body, headers={
-                    microversion.HEADER:
-                    f'{microversion.SERVICE_TYPE} {STACKS_VERSION}'})
-        except ks_exc.ClientException as exc:
-            raise stores.StoreUnavailable(f'policy API: {exc}')
-        if resp.status_code == 404:
+        found = self._call(method, url, body, missing_ok=True)
+        if found is None:
             return None
-        if resp.status_code != 200:
-            raise stores.StoreUnavailable(
-                f'policy API: {method} {url}: {resp.status_code}')
-        return resp.json()['stack']
+        return _checked(found, _STACK, 'stack')['stack']
 
     def plan_member(self, plan_id: str, name: str):
         stack = self._stacks('GET', f'/stacks/{plan_id}')
@@ -84,17 +99,79 @@ class HttpStore(stores.PolicyStoreDriver):
         self._stacks('POST', f'/stacks/{plan_id}/action',
                      {'boot_member': {'name': name}})
 
-    def groups(self) -> typing.List[stores.StoredGroup]:
-        return [_stored(g) for g in self._get(
-            '/os-server-groups?all_projects=true')['server_groups']]
+    def groups(self) -> typing.List[records.GroupRecord]:
+        return [_stored(g) for g in _checked(
+            self._get('/os-server-groups?all_projects=true'), _GROUPS,
+            'server_groups')['server_groups']]
 
 
-def _stored(group: dict) -> stores.StoredGroup:
+_NULLABLE = {'type': ['string', 'null']}
+_SCOPE = {
+    'type': 'object',
+    'required': ['name', 'aggregates'],
+    'properties': {
+        'name': {'type': 'string'},
+        'allow_identifiers': {'type': 'boolean'},
+        'obfuscate_identifiers': {'type': 'boolean'},
+        'obfuscate_namespace_uuid': _NULLABLE,
+        'aggregates': {'type': 'array', 'items': {'type': 'string'}},
+        'parent': _NULLABLE, 'uuid': _NULLABLE,
+        'created_at': _NULLABLE, 'updated_at': _NULLABLE,
+    },
+}
+_GROUP_ITEM = {
+    'type': 'object',
+    'required': ['id', 'project_id', 'policies', 'rules', 'members'],
+    'properties': {
+        'id': {'type': 'string'}, 'project_id': {'type': 'string'},
+        'policies': {'type': 'array'}, 'rules': {'type': 'object'},
+        'members': {'type': 'array', 'items': {'type': 'string'}},
+        'name': _NULLABLE, 'user_id': _NULLABLE,
+        'created_at': _NULLABLE, 'updated_at': _NULLABLE,
+    },
+}
+
+
+def _wrapped(key: str, item: dict, many: bool) -> dict:
+    return {'type': 'object', 'required': [key], 'properties': {
+        key: {'type': 'array', 'items': item} if many else item}}
+
+
+_STACK = _wrapped('stack', {
+    'type': 'object',
+    'required': ['project_id', 'servers'],
+    'properties': {
+        'project_id': {'type': 'string'},
+        'servers': {'type': 'object', 'additionalProperties': {
+            'type': 'object', 'required': ['host', 'state'],
+            'properties': {'host': {'type': 'string'},
+                           'state': {'type': 'string'}}}},
+    },
+}, many=False)
+_OBJECTS = _wrapped('policy_scopes', {'type': 'object'}, many=True)
+_SCOPES = _wrapped('policy_scopes', _SCOPE, many=True)
+_GROUP = _wrapped('server_group', _GROUP_ITEM, many=False)
+_GROUPS = _wrapped('server_groups', _GROUP_ITEM, many=True)
+
+
+def _checked(body, schema: dict, root: str):
+    """``body`` when it has the shape the driver reads; else the store is
+    unavailable, saying which key is wrong."""
+    error = validation.first_error(jsonschema.Draft7Validator(schema), body)
+    if error is not None:
+        field, problem = validation.describe(error)
+        raise stores.StoreUnavailable(
+            f'policy API: unexpected answer: {field or root}: {problem}')
+    return body
+
+
+def _stored(group: dict) -> records.GroupRecord:
     try:
-        document = policy.parse_document(
-            {'policies': group['policies'], 'rules': group['rules']})
+        return records.GroupRecord.of(group, policy.parse_document(
+            {'policies': group['policies'], 'rules': group['rules']}))
     except policy.PolicyError as exc:
         raise stores.StoreUnavailable(
             f'policy API: group {group["id"]}: {exc}')
-    return stores.StoredGroup(group['id'], group['project_id'], document,
-                              tuple(group['members']))
+    except ValueError as exc:    # a time that is not ISO 8601
+        raise stores.StoreUnavailable(
+            f'policy API: group {group["id"]}: {str(exc)[:200]}')

@@ -9,6 +9,7 @@ from nova import context as nova_context
 from nova import exception as nova_exc
 from nova.scheduler.client import report
 from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import records
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.scheduler import stores
 
@@ -62,27 +63,22 @@ class SqlStore(stores.PolicyStoreDriver):
         except nova_exc.AllocationDeleteFailed as exc:
             raise stores.StoreUnavailable(f'Placement: {exc}')
 
-    def scopes(self) -> typing.List[dict]:
+    def scopes(self) -> typing.List[records.ScopeRecord]:
         try:
             return self.store.list_scopes()
         except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
 
-    def group(self, uuid: str) -> typing.Optional[stores.StoredGroup]:
+    def group(self, uuid: str) -> typing.Optional[records.GroupRecord]:
         try:
-            return _stored(self.store.get_group(uuid))
+            return self.store.get_group(uuid)
         except store_api.NotFound:
             return None
         except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
 
-    def groups(self) -> typing.List[stores.StoredGroup]:
+    def groups(self) -> typing.List[records.GroupRecord]:
         try:
-            return [_stored(r) for r in self.store.list_groups()]
+            return self.store.list_groups()
         except DB_ERRORS as exc:
             raise stores.StoreUnavailable(f'policy store database: {exc}')
-
-
-def _stored(record: dict) -> stores.StoredGroup:
-    return stores.StoredGroup(record['uuid'], record['project_id'],
-                              record['document'], tuple(record['members']))

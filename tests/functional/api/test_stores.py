@@ -38,6 +38,13 @@ def world():
         'name': 'zone', 'allow_identifiers': True,
         'obfuscate_identifiers': True, 'obfuscate_namespace_uuid': fx.NS,
         'aggregates': [fx.AGGREGATES['ZONE_X']]}})[0] == 201
+    # a scope nested in zone (microversion 1.1)
+    assert call('POST', '/os-policy-scopes',
+                dict(tv.ADMIN, **{'OpenStack-API-Version':
+                                  'scoped-policies 1.1'}),
+                {'policy_scope': {
+                    'name': 'rack', 'parent': 'zone',
+                    'aggregates': [fx.AGGREGATES['RACK_A']]}})[0] == 201
     zone_x = fx.environment()['ZONE_X_FOR_A']
     assert call('POST', '/os-server-groups', tv.A, {'server_group': {
         'id': tv.G1, 'policies': [f'affinity:zone:{zone_x}',
@@ -66,10 +73,15 @@ def driver(request, world):
 
 
 def test_drivers_read_scopes_with_real_ids(driver):
-    (zone,) = driver.scopes()
-    assert zone['name'] == 'zone'
-    assert zone['aggregates'] == [fx.AGGREGATES['ZONE_X']]
-    assert zone['obfuscate_namespace_uuid'] == fx.NS
+    zone, = (s for s in driver.scopes() if s.name == 'zone')
+    assert list(zone.aggregates) == [fx.AGGREGATES['ZONE_X']]
+    assert zone.obfuscate_namespace_uuid == fx.NS
+
+
+def test_drivers_read_nested_scopes(driver):
+    """``parent`` reaches the scheduler through either driver."""
+    found = {s.name: s.parent for s in driver.scopes()}
+    assert found == {'zone': None, 'rack': 'zone'}
 
 
 def test_drivers_read_groups_with_real_ids(driver):
@@ -94,6 +106,59 @@ def test_http_driver_reports_an_unreachable_api():
                                            'http://127.0.0.1:9/'))
     with pytest.raises(stores.StoreUnavailable, match='policy API'):
         driver.group(tv.G1)
+
+
+class _Answers:
+    """A keystoneauth1 Adapter stand-in answering every GET with ``body``
+    (a policy API that answers something else than it should)."""
+
+    def __init__(self, body):
+        self.body = body
+
+    def request(self, url, method, **kwargs):
+        body = self.body
+
+        class Response:
+            status_code = 200
+            text = ''
+
+            def json(self):
+                if isinstance(body, Exception):
+                    raise body
+                return body
+        return Response()
+
+
+@pytest.mark.parametrize('read, body, where', [
+    ('scopes', {'policy_scopes': [{'aggregates': [],
+                                   'obfuscate_namespace_uuid': None}]},
+     'policy_scopes[0].name: is required'),
+    ('scopes', {'policy_scopes': [{
+        'name': 'rack', 'aggregates': [], 'obfuscate_namespace_uuid': None,
+        'created_at': 'yesterday'}]}, 'policy_scopes'),
+    ('scopes', {'scopes': []}, 'policy_scopes'),
+    ('groups', {'server_groups': [{'id': 'g'}]}, 'server_groups[0]'),
+    ('group', {'server_group': {'id': 'g', 'project_id': 'p',
+                                'policies': [], 'rules': {},
+                                'members': [7]}},
+     'server_group.members[0]'),
+    ('group', ValueError('Expecting value'), 'not JSON'),
+    ('plan_member', {'stack': {'project_id': 'p', 'servers': {
+        'web-1': {'state': 'held'}}}}, 'stack.servers.web-1.host'),
+])
+def test_http_driver_refuses_answers_of_the_wrong_shape(read, body, where):
+    """A malformed answer makes the store unavailable (the scheduler
+    fails closed), naming the key; it never escapes as a KeyError."""
+    driver = http.HttpStore(None, _Answers(body))
+    call = getattr(driver, read)
+    with pytest.raises(stores.StoreUnavailable) as err:
+        if read == 'group':
+            call('g')
+        elif read == 'plan_member':
+            call('plan', 'web-1')
+        else:
+            call()
+    assert where in str(err.value) and len(str(err.value)) < 300
 
 
 class FlakyDriver(stores.PolicyStoreDriver):

@@ -45,16 +45,15 @@ def test_scope_lifecycle(store):
     created = store.create_scope('zone', allow_identifiers=True,
                                  obfuscate_identifiers=True,
                                  obfuscate_namespace_uuid=NS)
-    assert created['obfuscate_namespace_uuid'] == NS
-    assert store.get_scope('zone') == store.get_scope(created['uuid'])
+    assert created.obfuscate_namespace_uuid == NS
+    assert store.get_scope('zone') == store.get_scope(created.uuid)
     store.create_scope('rack')
-    assert [s['name'] for s in store.list_scopes()] == ['rack', 'zone']
+    assert [s.name for s in store.list_scopes()] == ['rack', 'zone']
     # a namespace is made up when none is given
-    assert store.get_scope('rack')['obfuscate_namespace_uuid']
+    assert store.get_scope('rack').obfuscate_namespace_uuid
     updated = store.update_scope('rack', name='rack2',
                                  allow_identifiers=True)
-    assert (updated['name'], updated['allow_identifiers']) == ('rack2',
-                                                               True)
+    assert (updated.name, updated.allow_identifiers) == ('rack2', True)
     store.delete_scope('rack2')
     with pytest.raises(api.NotFound, match='policy scope rack2 not found'):
         store.get_scope('rack2')
@@ -74,20 +73,20 @@ def test_scope_conflicts(store):
 def test_aggregates_belong_to_one_scope(store):
     store.create_scope('rack')
     store.create_scope('zone')
-    assert store.add_aggregate('rack', AGG_1)['aggregates'] == [AGG_1]
-    assert store.add_aggregate('rack', AGG_2)['aggregates'] == [AGG_1,
-                                                                AGG_2]
+    assert list(store.add_aggregate('rack', AGG_1).aggregates) == [AGG_1]
+    assert list(store.add_aggregate('rack', AGG_2).aggregates) == [
+        AGG_1, AGG_2]
     with pytest.raises(api.Conflict, match=f'{AGG_1} is a domain of scope '
                                            'rack already'):
         store.add_aggregate('zone', AGG_1)
-    assert store.remove_aggregate('rack', AGG_1)['aggregates'] == [AGG_2]
+    assert list(store.remove_aggregate('rack', AGG_1).aggregates) == [AGG_2]
     with pytest.raises(api.NotFound, match='is not a domain of scope rack'):
         store.remove_aggregate('rack', AGG_1)
     store.add_aggregate('zone', AGG_1)
     # deleting a scope frees its aggregates
     store.delete_scope('rack')
     store.add_aggregate('zone', AGG_2)
-    assert store.get_scope('zone')['aggregates'] == [AGG_1, AGG_2]
+    assert list(store.get_scope('zone').aggregates) == [AGG_1, AGG_2]
 
 
 def test_group_lifecycle(store):
@@ -98,25 +97,25 @@ def test_group_lifecycle(store):
         store.create_group(GROUP, 'tenant-a', doc, name='db')
     store.create_scope('rack')
     saved = store.create_group(GROUP, 'tenant-a', doc, name='db')
-    assert saved['document'] == doc and saved['members'] == []
+    assert saved.document == doc and list(saved.members) == []
     with pytest.raises(api.Conflict, match='has scoped policies already'):
         store.create_group(GROUP, 'tenant-b', doc)
     other = policy.parse_document({'llmn': {'level1': 'rack',
                                             'level2': 'host', 'n': 2},
                                    'rules': {'size': 4}})
-    assert store.update_group(GROUP, other)['document'] == other
-    assert store.update_group(GROUP, name='db2')['document'] == other
-    assert store.get_group(GROUP)['name'] == 'db2'
-    assert [g['uuid'] for g in store.list_groups('tenant-a')] == [GROUP]
+    assert store.update_group(GROUP, other).document == other
+    assert store.update_group(GROUP, name='db2').document == other
+    assert store.get_group(GROUP).name == 'db2'
+    assert [g.uuid for g in store.list_groups('tenant-a')] == [GROUP]
     assert store.list_groups('tenant-b') == []
     store.add_member(GROUP, 'i-1')
-    assert store.add_member(GROUP, 'i-2', max_members=3)['members'] == [
+    assert list(store.add_member(GROUP, 'i-2', max_members=3).members) == [
         'i-1', 'i-2']
     with pytest.raises(api.Conflict, match='member of a server group'):
         store.add_member(GROUP, 'i-1')
     with pytest.raises(api.Conflict, match='2 members, the most allowed'):
         store.add_member(GROUP, 'i-3', max_members=2)
-    assert store.remove_member(GROUP, 'i-1')['members'] == ['i-2']
+    assert list(store.remove_member(GROUP, 'i-1').members) == ['i-2']
     with pytest.raises(api.NotFound, match='not a member'):
         store.remove_member(GROUP, 'i-1')
     store.delete_group(GROUP)
@@ -150,7 +149,7 @@ def test_scopes_in_use_cannot_go(store):
         store.remove_aggregate('zone', AGG_1)
     with pytest.raises(api.Conflict, match='before disallowing identifiers'):
         store.update_scope('zone', allow_identifiers=False)
-    assert store.get_scope('zone')['allow_identifiers']
+    assert store.get_scope('zone').allow_identifiers
     store.remove_aggregate('zone', AGG_2)
     with pytest.raises(api.Conflict, match=f'used by server groups {GROUP}'):
         store.delete_scope('zone')
@@ -176,22 +175,22 @@ def test_topology_from_the_store(store):
 def test_uuids_are_stored_and_matched_in_canonical_form(store):
     upper = AGG_1.upper()
     created = store.create_scope('zone', uuid=NS.upper(), aggregates=[upper])
-    assert (created['uuid'], created['aggregates']) == (NS, [AGG_1])
-    assert store.get_scope(NS.upper())['uuid'] == NS
+    assert (created.uuid, list(created.aggregates)) == (NS, [AGG_1])
+    assert store.get_scope(NS.upper()).uuid == NS
     with pytest.raises(api.Conflict):
         store.add_aggregate('zone', AGG_1.replace('-', ''))
     store.add_aggregate('zone', AGG_2.upper())
     store.remove_aggregate('zone', AGG_2)
     store.remove_aggregate(NS, upper)
-    assert store.get_scope('zone')['aggregates'] == []
+    assert list(store.get_scope('zone').aggregates) == []
     doc = policy.parse_document({'policies': ['anti-affinity']})
-    assert store.create_group(GROUP.upper(), 'p', doc)['uuid'] == GROUP
-    assert store.get_group(GROUP.upper())['uuid'] == GROUP
+    assert store.create_group(GROUP.upper(), 'p', doc).uuid == GROUP
+    assert store.get_group(GROUP.upper()).uuid == GROUP
     member = '00000000-0000-4000-8000-0000000000c1'
-    assert store.add_member(GROUP, member.upper())['members'] == [member]
+    assert list(store.add_member(GROUP, member.upper()).members) == [member]
     with pytest.raises(api.Conflict, match='member of a server group'):
         store.add_member(GROUP.upper(), member)
-    assert store.remove_member(GROUP, member.upper())['members'] == []
+    assert list(store.remove_member(GROUP, member.upper()).members) == []
     # a value that is no uuid is looked up as given, and simply misses
     with pytest.raises(api.NotFound):
         store.get_group('not-a-uuid')

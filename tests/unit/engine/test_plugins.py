@@ -16,6 +16,7 @@ from nova_scoped_policies.engine import placement_query
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy import parse_document
+from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.policy import PolicyType
 from nova_scoped_policies import topology as topo
 
@@ -152,6 +153,35 @@ def test_distinguished():
                                   'zone': None}
 
 
+@pytest.mark.parametrize('plugin, document, placed, passing, required, '
+                         'forbidden, structure', ROWS, ids=IDS)
+def test_alike_by_member_counts(plugin, document, placed, passing, required,
+                                forbidden, structure):
+    """What ``distinguished()`` promises (and the simulator's fast engine
+    relies on): hosts whose domains hold the same member counts, in the
+    scopes it lists by count, and the same domains where it lists a scope
+    by identity, get the same verdict and the same weights."""
+    ev = evaluate(document, placed)
+    ctx = ev.context
+    told = ev.distinguished()
+    by_host = 'host' in parse_document(document).scopes
+
+    def alike(host):
+        key = [host] if by_host else []
+        for scope, domains in sorted(told.items()):
+            mine = sorted(d for d, hosts in DOMAINS[scope].items()
+                          if host in hosts)
+            key.append(tuple(mine) if domains is None else tuple(sorted(
+                ctx.counts(scope).get(d, 0) for d in mine)))
+        return tuple(key)
+
+    seen = {}
+    for host in HOSTS:
+        verdict = ev.verdict(host)
+        found = (verdict.passed, verdict.weights)
+        assert seen.setdefault(alike(host), found) == found, host
+
+
 class _NotOnH7(base.PolicyPlugin):
     """A toy rule: one module adds a type without touching the engine."""
 
@@ -174,3 +204,37 @@ def test_a_new_plugin_needs_no_engine_change():
                        TOPOLOGY, {}))
     assert ev.reasons('h7')[-1] == 'no h7'
     assert not ev.reasons('h1')
+
+
+class _AwayFrom(base.PolicyTypePlugin):
+    """A toy policy type, ``away-from:S``: no two members in one domain of
+    S. Its module defines the word; the registry lists the plugin."""
+
+    name = 'away-from'
+
+    def check(self, item, ctx):
+        counts = ctx.counts(item.scope)
+        return ctx.locate(item.scope, item.label, lambda host, domain: (
+            f'{item.label}: {domain} is taken' if counts[domain] else None))
+
+    def structure(self, item, rules):
+        return base.Structure(base.Kind.AT_MOST_PER_DOMAIN, item.scope,
+                              limit=1, label=item.label)
+
+
+def test_a_new_policy_type_is_one_plugin(monkeypatch):
+    with pytest.raises(PolicyError, match='unknown policy type'):
+        parse_document({'policies': ['away-from:rack']})
+    # what its module and the registry's entry do, undone after the test
+    monkeypatch.setattr(PolicyType, '_defined', dict(PolicyType._defined))
+    monkeypatch.setattr(PolicyType, '_traits', dict(PolicyType._traits))
+    monkeypatch.setattr(_AwayFrom, 'policy_type', PolicyType.define(
+        'away-from', hard=True, attracts=False), raising=False)
+    monkeypatch.setattr(registry, 'PLUGINS',
+                        registry.PLUGINS + (_AwayFrom(),))
+    document = parse_document({'policies': ['away-from:rack']})
+    assert [str(p) for p in document.policies] == ['away-from:rack']
+    ev = engine.Engine().prepare(engine.Request(
+        document, TOPOLOGY, {'m1': 'h1'}))
+    assert ev.reasons('h2') == ('away-from:rack: rack-1 is taken',)
+    assert not ev.reasons('h3')

@@ -253,3 +253,35 @@ def test_merge_refuses_different_sizes():
     second = parser.parse_document({'rules': {'size': 4}})
     with pytest.raises(PolicyError, match='rules.size'):
         parser.merge(first, second)
+
+
+def _real(text: str, written: str, prefix: str = 'policy store'):
+    """A one-policy document with a real identifier, written otherwise."""
+    doc = parser.parse_document({'policies': [text]}, prefix=prefix)
+    return parser.PolicyDocument(doc.policies, doc.rules, None, doc.fields,
+                                 {doc.policies[0]: written})
+
+
+@pytest.mark.parametrize('second, problem', [
+    ('anti-affinity:zone:real-a', 'ask for affinity and anti-affinity'),
+    ('affinity:zone:real-b', 'target two different domains'),
+])
+def test_merge_errors_use_the_tenants_wording(second, problem):
+    stored = _real('affinity:zone:real-a', 'affinity:zone:mine-a')
+    hinted = _real(second, second.replace('real', 'mine'),
+                   prefix='scoped_policies')
+    with pytest.raises(PolicyError) as err:
+        parser.merge(stored, hinted, 'scoped_policies')
+    assert problem in str(err.value)
+    assert 'mine-a' in str(err.value)
+    assert 'real-' not in str(err.value)
+
+
+def test_merge_keeps_the_tenants_wording():
+    merged = parser.merge(
+        parser.from_nova_group('anti-affinity'),
+        _real('affinity:zone:real-a', 'affinity:zone:mine-a'))
+    assert [str(p) for p in merged.policies] == [
+        'anti-affinity:host', 'affinity:zone:real-a']
+    assert [merged.label_of(i) for i in range(2)] == [
+        'anti-affinity:host', 'affinity:zone:mine-a']

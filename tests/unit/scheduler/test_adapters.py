@@ -2,6 +2,7 @@
 errors that reach the tenant, and loading by nova's own loaders."""
 
 import logging
+import uuid
 
 from oslo_serialization import jsonutils
 from oslo_utils.fixture import uuidsentinel as uuids
@@ -18,6 +19,7 @@ from nova_scoped_policies import topology as topo
 from nova_scoped_policies.scheduler import members
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.scheduler import aggregate_cache
+from nova_scoped_policies.db import records
 from nova_scoped_policies.scheduler import stores
 from nova_scoped_policies import policy
 from nova_scoped_policies.scheduler.filters.scoped_affinity import \
@@ -337,7 +339,7 @@ def test_nova_member_locator_fails_closed_when_a_cell_is_silent(
 
 
 class _Store:
-    """A CachedStore stand-in: uuid -> StoredGroup, or down."""
+    """A CachedStore stand-in: uuid -> GroupRecord, or down."""
 
     def __init__(self, groups=None, down=None):
         self.groups, self.down = groups or {}, down
@@ -355,7 +357,7 @@ class _Store:
 
 
 def _stored(policies, members=()):
-    return stores.StoredGroup(uuids.group, 'tenant-a', policy.parse_document(
+    return records.GroupRecord(uuids.group, 'tenant-a', policy.parse_document(
         {'policies': policies}), tuple(members))
 
 
@@ -390,6 +392,35 @@ def test_stored_real_identifiers_reach_the_engine_in_tenant_form(
     spec_obj = spec(policy='soft-affinity', members=[uuids.new])
     assert names(ScopedAffinityFilter().filter_all(HOSTS, spec_obj)) == \
         ['h1', 'h2']
+
+
+@pytest.mark.parametrize('hint, problem', [
+    ('anti-affinity:zone:{mine}', 'ask for affinity and anti-affinity'),
+    ('affinity:zone:{other}', 'target two different domains'),
+])
+def test_merge_errors_name_stored_policies_in_the_tenants_form(
+        monkeypatch, hint, problem):
+    # stored policies hold real ids; the tenant sees obfuscated ones, and
+    # an error merging them with its hint must not show the real ones
+    ns = '6f72348f-df5d-4e0f-a043-4be92996dbfe'
+    settings = {'policy_scope': 'zone',
+                'policy_scope_allow_identifiers': 'true',
+                'policy_scope_obfuscate_identifiers': 'true',
+                'policy_scope_namespace': ns}
+    zones = topo.from_aggregates([
+        topo.AggregateInfo('real-zone-a', 'zone-a', ['h1', 'h2'], settings),
+        topo.AggregateInfo('real-zone-b', 'zone-b', ['h3'], settings)])
+    mine = topo.obfuscate(uuid.UUID(ns), 'tenant-a', 'real-zone-a')
+    other = topo.obfuscate(uuid.UUID(ns), 'tenant-a', 'real-zone-b')
+    _states(monkeypatch, _Store({uuids.group: _stored(
+        ['affinity:zone:real-zone-a'])}), topology=zones)
+    spec_obj = spec({'policies': [hint.format(mine=mine, other=other)]},
+                    policy='soft-affinity', members=[uuids.new])
+    with pytest.raises(exception.NoValidHost) as err:
+        ScopedAffinityFilter().filter_all(HOSTS, spec_obj)
+    message = str(err.value)
+    assert problem in message and mine in message
+    assert 'real-zone' not in message
 
 
 @pytest.mark.parametrize('down, passes', [

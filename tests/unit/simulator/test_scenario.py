@@ -97,6 +97,22 @@ def mutate(path, value):
     ('config/max_query_aggregates', 'many', 'config.max_query_aggregates',
      'many'),
     ('config/bogus', 1, 'config.bogus', 'unknown option'),
+    ('config/ram_weight_multipler', 1, 'config.ram_weight_multipler',
+     'did you mean ram_weight_multiplier?'),
+    ('config/ram_weight_multiplier', 'much', 'config.ram_weight_multiplier',
+     'much'),
+    ('config/enabled_filters', ['ComputeFilter', 'RamFilter'],
+     'config.enabled_filters[1]', "'RamFilter': not among the available"),
+    ('config/weight_classes', ['nova.scheduler.weights.no_such'],
+     'config.weight_classes', 'no_such'),
+    ('config/host_subset_size', 3, 'config.host_subset_size',
+     'only 1 is simulated'),
+    ('config/filter_scheduler', {'image_props_weight_multiplier': 2},
+     'config.filter_scheduler.image_props_weight_multiplier',
+     "nova's cell database"),
+    ('config/filter_scheduler', {'enable_forbidden_aggregates_filter': 1},
+     'config.filter_scheduler.enable_forbidden_aggregates_filter',
+     "one of nova's [filter_scheduler] options"),
     ('config/store_driver', 'http', 'config.store_driver',
      'own policy store'),
     ('config/store_cache_ttl', 0, 'config.store_cache_ttl',
@@ -175,6 +191,23 @@ def test_shape_errors_come_from_the_schema(path, value, key, problem):
     assert len(str(err.value)) < 300
 
 
+def test_nova_options_flat_or_under_filter_scheduler():
+    """nova's [filter_scheduler] options join ours in ``config``; a name
+    both groups have is ours unless under ``filter_scheduler``; the rest
+    are the README's."""
+    data = copy.deepcopy(BASE)
+    data['config'] = {'soft_affinity_weight_multiplier': 2.0,
+                      'ram_weight_multiplier': -1.0,
+                      'filter_scheduler': {
+                          'soft_affinity_weight_multiplier': 3.0}}
+    scenario = sc.parse(data)
+    assert scenario.config == {'soft_affinity_weight_multiplier': 2.0}
+    assert scenario.nova_config == dict(
+        sc.NOVA_DEFAULTS, ram_weight_multiplier=-1.0,
+        soft_affinity_weight_multiplier=3.0)
+    assert sc.parse(copy.deepcopy(BASE)).nova_config == sc.NOVA_DEFAULTS
+
+
 def test_empty_sections_may_be_null():
     data = copy.deepcopy(BASE)
     data.update(scopes={'rack': None, 'zone': None}, config=None,
@@ -184,3 +217,20 @@ def test_empty_sections_may_be_null():
     scenario = sc.parse(data)
     assert scenario.config == {}
     assert [s.name for s in scenario.scopes] == ['rack', 'zone']
+
+
+def test_defaults_are_the_readmes_nova_conf():
+    """A scenario without ``config`` runs the filters and weighers the
+    README tells operators to enable."""
+    import configparser
+    import pathlib
+    import re
+    readme = (pathlib.Path(__file__).parents[3] / 'README.md').read_text()
+    ini = re.search(r'```ini\n(.*?)```', readme, re.S).group(1)
+    conf = configparser.ConfigParser(strict=False)
+    conf.read_string(re.sub(r'\n[ \t]+', ' ', ini))
+    section = conf['filter_scheduler']
+    assert section['enabled_filters'].split(',') == \
+        sc.NOVA_DEFAULTS['enabled_filters']
+    assert [c.strip() for c in section['weight_classes'].split(',')] == \
+        sc.NOVA_DEFAULTS['weight_classes']

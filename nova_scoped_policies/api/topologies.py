@@ -1,0 +1,29 @@
+"""The topologies the policy API reads: the stored scopes, with the hosts
+that matter to a request (from Placement)."""
+
+import typing
+
+from nova_scoped_policies import topology as topo
+
+
+def stored(store, hosts: typing.Mapping[str, typing.Iterable[str]] = {}
+           ) -> topo.Topology:
+    """The scopes of the policy store as a Topology.
+
+    :param store: the policy store (``db.api.PolicyStore``).
+    :param hosts: aggregate -> the hosts of it that matter (audits).
+    """
+    return topo.from_scope_records(store.list_scopes(), hosts)
+
+
+def hosts_by_aggregate(aggregates: typing.Mapping[str, typing.Iterable[str]]
+                       ) -> typing.Dict[str, typing.Set[str]]:
+    """host -> its aggregates, turned into aggregate -> its hosts.
+
+    :param aggregates: host -> the aggregates it is in.
+    """
+    found: typing.Dict[str, typing.Set[str]] = {}
+    for host, among in aggregates.items():
+        for aggregate in among:
+            found.setdefault(aggregate, set()).add(host)
+    return found
