@@ -4,10 +4,18 @@ nova-api casts every aggregate change to the schedulers; our cache is
 marked stale by it (scheduler/aggregate_events.py) and reloads once.
 """
 
+import threading
 import time
 
+import fixtures
+
+from nova.scheduler.client import query
 from nova_scoped_policies.scheduler import aggregate_events
+from nova_scoped_policies.scheduler import state
 from tests.functional import base
+
+# the casts are asynchronous: on a loaded machine they may take seconds
+CAST_TIMEOUT = 60
 
 RESERVED = 'CUSTOM_RESERVED'
 
@@ -18,15 +26,53 @@ class AggregateChangesTest(base.ScopedPoliciesTestCase):
                'enable_scoped_policy_query_filter': True}
 
     def setUp(self):
+        # count the aggregate casts nova-api sends and those our scheduler
+        # side has handled, from the first aggregate on
+        self._casts = {'sent': 0, 'handled': 0}
+        self._casts_lock = threading.Lock()
+        for name in ('update_aggregates', 'delete_aggregate'):
+            self.useFixture(fixtures.MonkeyPatch(
+                f'nova.scheduler.client.query.SchedulerQueryClient.{name}',
+                self._counting('sent', getattr(
+                    query.SchedulerQueryClient, name))))
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_scoped_policies.scheduler.state.RequestStates.'
+            'aggregates_changed',
+            self._counting('handled',
+                           state.RequestStates.aggregates_changed)))
         super().setUp()
         self.addCleanup(aggregate_events.uninstall)
         # Only nova's cast may refresh the cache during the test.
         self.flags(aggregate_refresh_interval=3600, group='scoped_policies')
         self._boot(None, name='warm-up')  # loads the cache
 
+    def _counting(self, kind, method):
+        def counted(*args, **kwargs):
+            if kind == 'sent':
+                self._count(kind)
+            try:
+                return method(*args, **kwargs)
+            finally:
+                if kind == 'handled':
+                    self._count(kind)
+        return counted
+
+    def _count(self, kind):
+        with self._casts_lock:
+            self._casts[kind] += 1
+
     def _settle_casts(self):
-        # the fanout casts are asynchronous: let them be delivered
-        time.sleep(0.5)
+        """Wait until the scheduler has handled every aggregate cast sent
+        so far (they are asynchronous)."""
+        deadline = time.monotonic() + CAST_TIMEOUT
+        while time.monotonic() < deadline:
+            with self._casts_lock:
+                if self._casts['handled'] >= self._casts['sent']:
+                    return
+            time.sleep(0.05)
+        self.fail(f'the scheduler handled {self._casts["handled"]} of '
+                  f'{self._casts["sent"]} aggregate casts in '
+                  f'{CAST_TIMEOUT} s')
 
     def test_trait_required_applies_to_the_next_boot(self):
         rack1 = self.admin_api.api_get('/os-aggregates').body[
