@@ -74,8 +74,10 @@ def evaluation_key(spec_obj) -> typing.Tuple[typing.Optional[str], int]:
     how many hosts the group's instances were given so far (the
     ``instance_uuid`` and ``len(hosts)`` of :func:`view`, without copying
     the rest)."""
+    group = _group_of(spec_obj)
+    hosts = group.hosts if group is not None and 'hosts' in group else None
     return (spec_obj.instance_uuid if 'instance_uuid' in spec_obj else None,
-            len(_list_field(_group_of(spec_obj), 'hosts')))
+            len(hosts) if hosts else 0)
 
 
 def view(spec_obj) -> SpecView:

@@ -154,22 +154,30 @@ class _Candidates:
             if self.fits(cls):
                 fitting[cls.serial] = cls
         self._seen = len(sim.created)
-        for serial in [s for s, c in fitting.items() if not c.hosts]:
-            del fitting[serial]      # its hosts moved to other classes
-        found = {}
+        found = []
+        emptied = []
+        for serial, cls in fitting.items():
+            if not cls.hosts:
+                emptied.append(serial)   # its hosts moved to other classes
+            elif self._limited is None:
+                # every host of a class that fits is a candidate
+                found.append((cls, 0))
+            else:
+                at = self.next_member(cls, ())
+                if at < len(cls.hosts):
+                    found.append((cls, at))
+        for serial in emptied:
+            del fitting[serial]
+        others = set()
         for host in self.kept:
             cls = sim.class_of[host]
-            if cls.serial not in fitting and cls.serial not in found:
+            if cls.serial not in fitting and cls.serial not in others:
                 # claimed here, now in a class that does not fit
-                found[cls.serial] = (cls, self.next_member(cls, ()))
-        if self._limited is None:
-            # every host of a class that fits is a candidate
-            found.update((cls.serial, (cls, 0)) for cls in fitting.values())
-        else:
-            for cls in fitting.values():
-                found[cls.serial] = (cls, self.next_member(cls, ()))
-        return [(cls, at) for cls, at in found.values()
-                if at < len(cls.hosts)]
+                others.add(cls.serial)
+                at = self.next_member(cls, ())
+                if at < len(cls.hosts):
+                    found.append((cls, at))
+        return found
 
     def next_member(self, cls: _Class, special: typing.AbstractSet[str],
                     position: int = 0) -> int:
@@ -457,12 +465,18 @@ class HostClasses:
         crowded = {self.class_of[h].serial for h in special
                    if h in self.class_of}
         merged: typing.Dict[tuple, typing.List[tuple]] = {}
+        key = alike.key
         for cls, at in firsts:
             if cls.serial in crowded:
                 at = candidates.next_member(cls, special)
                 if at == len(cls.hosts):
                     continue
-            merged.setdefault(alike.key(cls), []).append((cls, at))
+            alike_key = key(cls)
+            streams = merged.get(alike_key)
+            if streams is None:
+                merged[alike_key] = [(cls, at)]
+            else:
+                streams.append((cls, at))
         stands_for: typing.Dict[str, typing.List[tuple]] = {}
         for streams in merged.values():
             first = min((cls.hosts[at] for cls, at in streams),

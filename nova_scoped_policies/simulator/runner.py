@@ -138,6 +138,25 @@ def _spared_by_the_collector():
             gc.enable()
 
 
+@contextlib.contextmanager
+def _frozen_world():
+    """What is alive once the world is built (the hosts, the loaded
+    modules) moved out of the collector's sight while the requests run
+    (``gc.freeze``), as a long-running scheduler's old objects are: a
+    full collection then walks what the requests made, not the whole
+    world again (about 0.15 s each at 5,000 hosts). Nothing is kept
+    longer than the run. Left alone when the caller froze objects
+    already (freezing does not nest)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 class EveryHost:
     """nova's way to the hosts of a boot: every candidate of
     ``GET /allocation_candidates`` becomes a HostState, nova's filter and
@@ -332,7 +351,7 @@ class Simulation:
         self.store = store_api.PolicyStore(url)
         # the database lives while a connection to it is open
         anchor = self.store.engine.connect()
-        migration.upgrade(self.store.engine)
+        migration.create_scratch(self.store.engine)
         CONF.set_override('connection', url, store_conf.STORE_GROUP)
         for key, value in overrides.items():
             CONF.set_override(key, value, 'scoped_policies')
@@ -357,13 +376,14 @@ class Simulation:
         """Every group's policies into the store, as the policy service
         saves them: with real domain identifiers."""
         for name, group in self.scenario.groups.items():
-            self.store.create_group(group.uuid, group.project,
-                                    self._real(group.project,
-                                               group.document), name=name,
-                                    check_scopes=False)
+            record = self.store.create_group(
+                group.uuid, group.project,
+                self._real(group.project, group.document), name=name,
+                check_scopes=False)
             # as a running scheduler would have: the driver loaded and the
-            # group read (writes drop the copy: see _stored)
-            state.states().sources.store.group(group.uuid)
+            # group read, which answers the record the write returned
+            # (later writes drop the copy: see _stored)
+            state.states().sources.store.remember(record)
 
     def _real(self, project, document):
         return self.aggregates.topology.to_real(document, project)
@@ -413,25 +433,26 @@ class Simulation:
         progress.phase('servers', sum(
             self._servers(r) for _, r in self.scenario.requests))
         booted = 0
-        with self.scheduler():
-            for path, request in self.scenario.requests:
-                if isinstance(request, sc.Boot):
-                    booted += self.boot(request)
-                elif isinstance(request, sc.Delete):
-                    self.delete(request.server)
-                elif isinstance(request, sc.Membership):
-                    self.membership(request)
-                elif isinstance(request, sc.PlanRequest):
-                    booted += self.plans.handle(request)
-                else:
-                    self.update_group(request)
-                progress.advance(self._servers(request))
-        result = {'placements': self.placements, 'failures': self.failures,
-                  'audit': self.audit(),
-                  'stats': {'requests': len(self.scenario.requests),
-                            'placed': booted,
-                            'seconds': round(time.perf_counter() - start,
-                                             3)}}
+        with _frozen_world():
+            with self.scheduler():
+                for path, request in self.scenario.requests:
+                    if isinstance(request, sc.Boot):
+                        booted += self.boot(request)
+                    elif isinstance(request, sc.Delete):
+                        self.delete(request.server)
+                    elif isinstance(request, sc.Membership):
+                        self.membership(request)
+                    elif isinstance(request, sc.PlanRequest):
+                        booted += self.plans.handle(request)
+                    else:
+                        self.update_group(request)
+                    progress.advance(self._servers(request))
+            result = {'placements': self.placements,
+                      'failures': self.failures, 'audit': self.audit(),
+                      'stats': {'requests': len(self.scenario.requests),
+                                'placed': booted,
+                                'seconds': round(time.perf_counter() - start,
+                                                 3)}}
         if self.scenario.stacks:
             result['plans'] = self.plans.records
         return result

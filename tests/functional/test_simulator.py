@@ -1,6 +1,7 @@
 """The simulator on the examples: outcomes, fake vs real Placement, CLI."""
 
 import collections
+import gc
 import glob
 import io
 import json
@@ -468,3 +469,38 @@ def test_the_progress_bar_is_rich():
     text = out.getvalue()
     assert 'hosts' in text and '3/3' in text
     assert 'servers' in text and '5/5' in text
+
+
+class _FreezeRecorder(_Recorder):
+    """Also records how many objects the collector had frozen at each
+    server."""
+
+    def __init__(self):
+        super().__init__()
+        self.frozen = []
+
+    def advance(self, done=1):
+        super().advance(done)
+        if self.phases[-1][0] == 'servers':
+            self.frozen.append(gc.get_freeze_count())
+
+
+@pytest.mark.parametrize('frozen_before', [False, True])
+def test_the_world_is_frozen_while_requests_run(frozen_before):
+    """The objects alive once the world is built are out of the
+    collector's sight during the requests, and back after; a caller's own
+    freeze is left as it was."""
+    scenario = sc.load(os.path.join(ROOT, 'examples',
+                                    'rack-anti-affinity.yaml'))
+    recorder = _FreezeRecorder()
+    assert gc.get_freeze_count() == 0
+    if frozen_before:
+        gc.freeze()
+    try:
+        fast.FastSimulation(scenario, fake.FakePlacement()).run(recorder)
+        assert recorder.frozen and all(n > 0 for n in recorder.frozen)
+        # the caller's frozen objects (less those freed meanwhile) still
+        # are; without one, none is
+        assert (gc.get_freeze_count() > 0) == frozen_before
+    finally:
+        gc.unfreeze()

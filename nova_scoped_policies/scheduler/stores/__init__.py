@@ -194,6 +194,15 @@ class CachedStore:
             self._scopes = None
             self._groups.clear()
 
+    def remember(self, group: records.GroupRecord) -> None:
+        """Keep ``group`` as the driver's answer for it, as a read would.
+
+        For a process that wrote the group itself (the simulator), which
+        has the record the write returned: one read saved.
+        """
+        with self._lock:
+            self._groups[group.uuid] = (self._clock(), group)
+
     def group(self, uuid: str) -> typing.Optional[records.GroupRecord]:
         """A group's stored policies.
 

@@ -11,6 +11,8 @@ import pytest
 import requests
 from wsgi_intercept import interceptor
 
+from nova_scoped_policies.db import records
+from nova_scoped_policies import policy
 from nova_scoped_policies.scheduler import stores
 from nova_scoped_policies.scheduler.stores import http
 from nova_scoped_policies.scheduler.stores import sql
@@ -227,6 +229,21 @@ def test_forget_sends_the_next_reads_to_the_driver():
     with pytest.raises(stores.StoreUnavailable) as err:
         cache.group('g')
     assert not stores.known(err.value)
+
+
+def test_remember_answers_as_a_read_would_until_the_ttl():
+    now = [0.0]
+    flaky = FlakyDriver()
+    cache = stores.CachedStore(flaky, lambda: 10, clock=lambda: now[0])
+    written = records.GroupRecord(
+        '00000000-0000-4000-8000-0000000000b1', 'p',
+        policy.parse_document({'policies': ['anti-affinity:zone']}))
+    cache.remember(written)
+    assert cache.group(written.uuid) is written
+    assert flaky.reads == 0
+    now[0] = 11                      # then the driver, as after a read
+    assert cache.group(written.uuid) is None
+    assert flaky.reads == 1
 
 
 def test_unknown_driver_is_a_clear_error():

@@ -41,6 +41,21 @@ def test_migrations_match_the_models(store):
     assert diff == []
 
 
+def test_a_scratch_schema_is_the_models_without_a_revision():
+    store = api.PolicyStore('sqlite://')
+    migration.create_scratch(store.engine)
+    assert migration.version(store.engine) is None    # never to be kept
+    with store.engine.connect() as conn:
+        diff = autogenerate.compare_metadata(
+            alembic_migration.MigrationContext.configure(conn),
+            models.BASE.metadata)
+    assert diff == []
+    store.create_group(GROUP, 'p', policy.parse_document(
+        {'policies': ['anti-affinity:rack']}), check_scopes=False)
+    assert store.get_group(GROUP).project_id == 'p'
+    store.engine.dispose()
+
+
 def test_scope_lifecycle(store):
     created = store.create_scope('zone', allow_identifiers=True,
                                  obfuscate_identifiers=True,
