@@ -1,4 +1,5 @@
-"""Create and upgrade the policy store schema with alembic."""
+"""Create and upgrade the policy store schema with alembic (and make a
+throwaway one from the models, for the simulator)."""
 
 import os
 

@@ -423,39 +423,51 @@ class Simulation:
     def run(self, progress: typing.Optional['Progress'] = None) -> dict:
         """Build the world, run every request, return the report data.
 
+        The garbage collector is the process's: it is off during the
+        build and the world is frozen out of its sight for the rest of the
+        run (:func:`_frozen_world`), so run simulations in a process of
+        their own (the ``simulate`` command, a test), not in the threads
+        of a long-lived service.
+
         :param progress: told of the hosts built (phase ``hosts``), then
             of the servers booted, placed or failed (phase ``servers``).
         """
         progress = progress or _SILENT
         start = time.perf_counter()
-        with _spared_by_the_collector():
-            self.build(progress)
-        progress.phase('servers', sum(
-            self._servers(r) for _, r in self.scenario.requests))
-        booted = 0
-        with _frozen_world():
-            with self.scheduler():
-                for path, request in self.scenario.requests:
-                    if isinstance(request, sc.Boot):
-                        booted += self.boot(request)
-                    elif isinstance(request, sc.Delete):
-                        self.delete(request.server)
-                    elif isinstance(request, sc.Membership):
-                        self.membership(request)
-                    elif isinstance(request, sc.PlanRequest):
-                        booted += self.plans.handle(request)
-                    else:
-                        self.update_group(request)
-                    progress.advance(self._servers(request))
-            result = {'placements': self.placements,
-                      'failures': self.failures, 'audit': self.audit(),
-                      'stats': {'requests': len(self.scenario.requests),
-                                'placed': booted,
-                                'seconds': round(time.perf_counter() - start,
-                                                 3)}}
+        with contextlib.ExitStack() as frozen:
+            with _spared_by_the_collector():
+                self.build(progress)
+                # before the collector is back, or its first pass walks
+                # every object the build made
+                frozen.enter_context(_frozen_world())
+            result = self._requests(progress, start)
         if self.scenario.stacks:
             result['plans'] = self.plans.records
         return result
+
+    def _requests(self, progress: 'Progress', start: float) -> dict:
+        """Every request in turn, then the report data."""
+        progress.phase('servers', sum(
+            self._servers(r) for _, r in self.scenario.requests))
+        booted = 0
+        with self.scheduler():
+            for path, request in self.scenario.requests:
+                if isinstance(request, sc.Boot):
+                    booted += self.boot(request)
+                elif isinstance(request, sc.Delete):
+                    self.delete(request.server)
+                elif isinstance(request, sc.Membership):
+                    self.membership(request)
+                elif isinstance(request, sc.PlanRequest):
+                    booted += self.plans.handle(request)
+                else:
+                    self.update_group(request)
+                progress.advance(self._servers(request))
+        return {'placements': self.placements,
+                'failures': self.failures, 'audit': self.audit(),
+                'stats': {'requests': len(self.scenario.requests),
+                          'placed': booted,
+                          'seconds': round(time.perf_counter() - start, 3)}}
 
     def _spec(self, boot: sc.Boot) -> objects.RequestSpec:
         hints: typing.Dict[str, list] = {}
