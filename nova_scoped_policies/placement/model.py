@@ -234,8 +234,8 @@ class Placement:
                         inventories: typing.Dict[str, dict]) -> Provider:
         """Replace the inventories (complete records) of a provider."""
         provider = self.provider(uuid)
-        for rc in self.used(uuid):
-            if rc not in inventories and self.used(uuid)[rc]:
+        for rc, amount in self.used(uuid).items():
+            if amount and rc not in inventories:
                 raise InUse(f'Inventory for {rc} on resource provider '
                             f'{uuid} in use.')
         self._generation(provider, generation)

@@ -124,37 +124,31 @@ def _natural(name: str):
 
 
 @contextlib.contextmanager
-def _spared_by_the_collector():
-    """Python's cyclic garbage collector off while the world is built:
-    tens of thousands of objects that all live to the end, which each
-    collection would walk again for nothing. Its state is restored
-    after."""
+def _spared_by_the_collector(build: typing.Callable[[], None]):
+    """Python's cyclic garbage collector kept off the world: off while
+    ``build`` makes it (tens of thousands of objects that all live to the
+    end, which each collection would walk again for nothing), then, before
+    it is back on, everything alive frozen out of its sight
+    (``gc.freeze``) until the ``with`` block ends, as a long-running
+    scheduler's old objects are: a full collection during the requests
+    walks what they made, not the whole world again (about 0.15 s each at
+    5,000 hosts). Its state is restored after; a caller's own freeze is
+    left alone (freezing does not nest)."""
     enabled = gc.isenabled()
+    freeze = not gc.get_freeze_count()
     gc.disable()
     try:
-        yield
+        build()
+        if freeze:
+            gc.freeze()
     finally:
         if enabled:
             gc.enable()
-
-
-@contextlib.contextmanager
-def _frozen_world():
-    """What is alive once the world is built (the hosts, the loaded
-    modules) moved out of the collector's sight while the requests run
-    (``gc.freeze``), as a long-running scheduler's old objects are: a
-    full collection then walks what the requests made, not the whole
-    world again (about 0.15 s each at 5,000 hosts). Nothing is kept
-    longer than the run. Left alone when the caller froze objects
-    already (freezing does not nest)."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        if freeze:
+            gc.unfreeze()
 
 
 class EveryHost:
@@ -425,21 +419,16 @@ class Simulation:
 
         The garbage collector is the process's: it is off during the
         build and the world is frozen out of its sight for the rest of the
-        run (:func:`_frozen_world`), so run simulations in a process of
-        their own (the ``simulate`` command, a test), not in the threads
-        of a long-lived service.
+        run (:func:`_spared_by_the_collector`), so run simulations in a
+        process of their own (the ``simulate`` command, a test), not in
+        the threads of a long-lived service.
 
         :param progress: told of the hosts built (phase ``hosts``), then
             of the servers booted, placed or failed (phase ``servers``).
         """
         progress = progress or _SILENT
         start = time.perf_counter()
-        with contextlib.ExitStack() as frozen:
-            with _spared_by_the_collector():
-                self.build(progress)
-                # before the collector is back, or its first pass walks
-                # every object the build made
-                frozen.enter_context(_frozen_world())
+        with _spared_by_the_collector(lambda: self.build(progress)):
             result = self._requests(progress, start)
         if self.scenario.stacks:
             result['plans'] = self.plans.records
