@@ -1,5 +1,5 @@
 """``python -m benchmarks [all|filters|request_filters|simulator|
-concurrency|stacks] [args]``.
+concurrency|stacks|repair] [args]``.
 
 ``all`` (the default) runs P1, P2 and P3 in turn and prints each figure with
 its ratio; ``--quick`` there shortens P1 and P3.
@@ -9,8 +9,8 @@ import importlib
 import sys
 
 SUITES = ('filters', 'request_filters', 'simulator', 'concurrency',
-          'stacks')
-QUICK = ('filters', 'simulator', 'stacks')   # the suites that take --quick
+          'stacks', 'repair')
+QUICK = ('filters', 'simulator', 'stacks', 'repair')   # the suites that take --quick
 
 
 def _main(name):

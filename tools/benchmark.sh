@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run a benchmark in the project's virtualenv (created if needed):
-#   tools/benchmark.sh [all|filters|request_filters|simulator|concurrency|stacks]
-#                      [args]
+#   tools/benchmark.sh [all|filters|request_filters|simulator|concurrency|stacks|
+#                       repair] [args]
 # all (the default): P1, P2 and P3 in turn; --quick shortens P1 and P3.
 # filters (P1): our group filter + weigher vs nova's.
 # request_filters (P2): request-filter cost and real-Placement candidates.
@@ -12,6 +12,8 @@
 #   ours (anti-affinity:rack + lock) vs nova's anti-affinity; boots/s ratio.
 # stacks (P5): joint decisions vs one at a time on 200 random stacks;
 #   decision time at 1,000 / 5,000 / 10,000 hosts.
+# repair (P6): repair plans for 1,000 groups of 5 at 5,000 hosts, 5%
+#   violating, against a greedy one-move-at-a-time baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/venv.sh

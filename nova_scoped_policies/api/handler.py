@@ -11,6 +11,7 @@ import webob.dec
 import webob.exc
 
 from nova_scoped_policies.api.handlers import groups
+from nova_scoped_policies.api.handlers import repairs
 from nova_scoped_policies.api.handlers import root
 from nova_scoped_policies.api.handlers import scopes
 from nova_scoped_policies.api.handlers import stacks
@@ -56,6 +57,13 @@ ROUTE_DECLARATIONS = {
     },
     '/stacks/{id}/action': {
         'POST': stacks.stacks_route(stacks.stack_action),
+    },
+    # microversion 1.2
+    '/repairs': {
+        'POST': repairs.plan_repair,
+    },
+    '/repairs/apply': {
+        'POST': repairs.apply_repair,
     },
 }
 

@@ -87,6 +87,31 @@ WSGI application run it in a background thread; 0 disables the thread).
 Every ``/stacks`` request also releases expired holds first, so a lease is
 never honoured longer than the interval while the service is idle.
 """),
+    cfg.FloatOpt(
+        'repair_time_limit',
+        default=10.0,
+        min=0.1,
+        help="""
+Seconds the repair planner may take for one plan (``POST /repairs``): the
+joint solver's searches for every group and stack to repair share them.
+"""),
+    cfg.IntOpt(
+        'repair_move_timeout',
+        default=600,
+        min=1,
+        help="""
+Seconds one live migration of a repair plan may take (``POST
+/repairs/apply``) before the plan stops there, as if it had failed.
+"""),
+    cfg.IntOpt(
+        'repair_max_parallel',
+        default=4,
+        min=1,
+        help="""
+Most live migrations of one repair plan running at once. A caller asks for
+at most this many (``max_parallel``); moves run together only when they
+touch different hosts, so the plan's order still holds.
+"""),
 ]
 
 

@@ -124,6 +124,7 @@ class ScopedStackServer(BASE, _Base):
     __table_args__ = (
         sa.UniqueConstraint('stack_id', 'name',
                             name='uniq_scoped_stack_servers0stack0name'),
+        sa.Index('scoped_stack_servers_instance_idx', 'instance_uuid'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
@@ -138,3 +139,6 @@ class ScopedStackServer(BASE, _Base):
     consumer_uuid = sa.Column(sa.String(36), nullable=True)
     # held | booted | released
     state = sa.Column(sa.String(16), nullable=False)
+    # the instance booted for it (the scheduler finds the stack's servers
+    # through it), NULL until one is
+    instance_uuid = sa.Column(sa.String(36), nullable=True)

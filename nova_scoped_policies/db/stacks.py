@@ -31,6 +31,7 @@ class StackServer:
     :param resources: what is held for it.
     :param consumer: the hold consumer uuid while held, else None.
     :param state: held, booted or released.
+    :param instance_uuid: the instance booted for it, once one is.
     """
 
     name: str
@@ -39,6 +40,7 @@ class StackServer:
     resources: typing.Dict[str, int]
     consumer: typing.Optional[str]
     state: str = HELD
+    instance_uuid: typing.Optional[str] = None
 
 
 @dataclasses.dataclass
@@ -91,7 +93,8 @@ def _record(row: models.ScopedStack) -> StackRecord:
         jsonutils.loads(row.document),
         {s.name: StackServer(s.name, s.host, s.provider_uuid,
                              jsonutils.loads(s.resources), s.consumer_uuid,
-                             s.state) for s in row.servers})
+                             s.state, s.instance_uuid)
+         for s in row.servers})
 
 
 class StackStore:
@@ -124,7 +127,8 @@ class StackStore:
             row.servers = [models.ScopedStackServer(
                 name=s.name, host=s.host, provider_uuid=s.provider,
                 resources=jsonutils.dumps(s.resources),
-                consumer_uuid=s.consumer, state=s.state)
+                consumer_uuid=s.consumer, state=s.state,
+                instance_uuid=s.instance_uuid)
                 for s in record.servers.values()]
             session.add(row)
             session.flush()
@@ -174,6 +178,44 @@ class StackStore:
                         server.consumer_uuid = None
             session.flush()
             return _record(row)
+
+    def boot(self, uuid: str, name: str,
+             instance_uuid: typing.Optional[str]) -> StackRecord:
+        """Server ``name`` is being booted as ``instance_uuid``: it leaves
+        ``held`` (its hold consumer is dropped) for ``booted`` and
+        remembers the instance (a later boot for the same server, after
+        the first instance was deleted, replaces it). A released server
+        stays released.
+
+        :raises NotFound: no such decision or server.
+        """
+        with self._store._writer() as session:
+            row = self._row(session, uuid)
+            server = next((s for s in row.servers if s.name == name), None)
+            if server is None:
+                raise store_api.NotFound(
+                    f'stack decision {uuid} has no server {name}')
+            if server.state == HELD:
+                server.state = BOOTED
+                server.consumer_uuid = None
+            if instance_uuid is not None:
+                server.instance_uuid = instance_uuid
+            session.flush()
+            return _record(row)
+
+    def of_instance(self, instance_uuid: str
+                    ) -> typing.Optional[typing.Tuple[StackRecord, str]]:
+        """(the decision, the server's name) an instance was booted
+        for, or None."""
+        with self._store._reader() as session:
+            found = session.scalars(sa.select(
+                models.ScopedStackServer).where(
+                models.ScopedStackServer.instance_uuid == instance_uuid)
+            ).first()
+            if found is None:
+                return None
+            row = session.get(models.ScopedStack, found.stack_id)
+            return _record(row), found.name
 
     def expired(self, now: datetime.datetime) -> typing.List[StackRecord]:
         """Decisions whose lease ran out and that still hold servers."""

@@ -23,8 +23,8 @@ from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.engine.reasons import Reason
 from nova_scoped_policies.policy.model import PolicyType
 
-__all__ = ['Engine', 'Evaluation', 'Request', 'Reason', 'Verdict',
-           'MIN_DOMAINS_RULE']
+__all__ = ['Engine', 'Evaluation', 'JointEvaluation', 'Request', 'Reason',
+           'Verdict', 'MIN_DOMAINS_RULE', 'join']
 
 MIN_DOMAINS_RULE = 'min-domains'
 """Family name of the min_domains_S checks (see Evaluation.reasons)."""
@@ -43,6 +43,15 @@ class Verdict:
     reasons: typing.Tuple[Reason, ...] = ()
     weights: typing.Mapping[str, float] = dataclasses.field(
         default_factory=dict)
+
+
+def _summed(fns: typing.List[HostWeight]) -> HostWeight:
+    """One weight function: the sum of ``fns`` (0.0 when empty)."""
+    if not fns:
+        return lambda host: 0.0
+    if len(fns) == 1:
+        return fns[0]
+    return lambda host: sum(fn(host) for fn in fns)
 
 
 class Evaluation:
@@ -70,6 +79,12 @@ class Evaluation:
         self.warnings = warnings
         self._by_families: typing.Dict[typing.FrozenSet[str],
                                        typing.Tuple[HostCheck, ...]] = {}
+
+    @property
+    def parts(self) -> typing.Tuple['Evaluation', ...]:
+        """The evaluations this one is made of, each with its own
+        context: itself (see :class:`JointEvaluation`)."""
+        return (self,)
 
     def has_checks(self, families: typing.Iterable[str] = ()) -> bool:
         """Whether any hard check of ``families`` (default: all) applies."""
@@ -110,12 +125,7 @@ class Evaluation:
         """One function: host -> sum of the raw weights of the soft
         policies of type ``kind`` (0.0 when there are none).
         """
-        fns = [fn for _, fn in self._weighers.get(str(kind), ())]
-        if not fns:
-            return lambda host: 0.0
-        if len(fns) == 1:
-            return fns[0]
-        return lambda host: sum(fn(host) for fn in fns)
+        return _summed([fn for _, fn in self._weighers.get(str(kind), ())])
 
     def weight(self, host: str, kind: typing.Union[PolicyType, str]) -> float:
         """Sum of the raw weights of the soft policies of one type."""
@@ -157,6 +167,86 @@ class Evaluation:
                  ) -> typing.Dict[str, Verdict]:
         """A verdict for every host (for tools; filters use reasons())."""
         return {host: self.verdict(host) for host in hosts}
+
+
+class JointEvaluation:
+    """Several evaluations of one request as one: a host passes when it
+    passes every part, and the weights of the parts add up.
+
+    A server of a stack is one request under several documents at once:
+    its server group's (when it has one) and one per policy of its stack
+    that relates it to other servers (each with its own members: the
+    other servers of a leaf group, the servers of the other member groups
+    for a policy across groups, existing servers of a relationship).
+    Each part keeps its own context (members, counts); callers that read
+    a context (Placement constraints, the simulator's host classes, the
+    explanation of no valid host) fold over :attr:`parts`.
+
+    :param parts: the evaluations, at least one.
+    """
+
+    def __init__(self, parts: typing.Sequence[Evaluation]) -> None:
+        if not parts:
+            raise ValueError('parts: at least one evaluation')
+        self.parts = tuple(p for part in parts for p in part.parts)
+        self.items = tuple(i for p in self.parts for i in p.items)
+        self.warnings = [w for p in self.parts for w in p.warnings]
+        self._by_families: typing.Dict[typing.FrozenSet[str],
+                                       typing.Tuple[HostCheck, ...]] = {}
+
+    def has_checks(self, families: typing.Iterable[str] = ()) -> bool:
+        return bool(self.checks_for(families))
+
+    def has_weights(self, kind: typing.Union[PolicyType, str]) -> bool:
+        return any(p.has_weights(kind) for p in self.parts)
+
+    def checks_for(self, families: typing.Iterable[str] = ()
+                   ) -> typing.Tuple[HostCheck, ...]:
+        key = frozenset(families)
+        found = self._by_families.get(key)
+        if found is None:
+            found = tuple(c for p in self.parts for c in p.checks_for(key))
+            self._by_families[key] = found
+        return found
+
+    def reasons(self, host: str, families: typing.Iterable[str] = ()
+                ) -> typing.Tuple[Reason, ...]:
+        return tuple(r for p in self.parts
+                     for r in p.reasons(host, families))
+
+    def weigher(self, kind: typing.Union[PolicyType, str]) -> HostWeight:
+        return _summed([p.weigher(kind) for p in self.parts
+                        if p.has_weights(kind)])
+
+    def weight(self, host: str, kind: typing.Union[PolicyType, str]) -> float:
+        return self.weigher(kind)(host)
+
+    def verdict(self, host: str) -> Verdict:
+        found = self.reasons(host)
+        weights: typing.Dict[str, float] = {}
+        for part in self.parts:
+            for label, value in part.verdict(host).weights.items():
+                weights[label] = weights.get(label, 0.0) + value
+        return Verdict(not found, found, weights)
+
+    def structures(self) -> typing.List[Structure]:
+        return [s for p in self.parts for s in p.structures()]
+
+    def verdicts(self, hosts: typing.Iterable[str]
+                 ) -> typing.Dict[str, Verdict]:
+        return {host: self.verdict(host) for host in hosts}
+
+
+def join(evaluations: typing.Iterable[typing.Optional[Evaluation]]
+         ) -> typing.Optional[typing.Union[Evaluation, JointEvaluation]]:
+    """The evaluations that are not None as one (None when none is; the
+    one itself when it is alone)."""
+    found = [e for e in evaluations if e is not None]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    return JointEvaluation(found)
 
 
 class Engine:

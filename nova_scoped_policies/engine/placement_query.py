@@ -11,6 +11,7 @@ import dataclasses
 import typing
 
 from nova_scoped_policies.engine import Evaluation
+from nova_scoped_policies.engine import JointEvaluation
 from nova_scoped_policies.policy.model import HOST_SCOPE
 
 
@@ -32,23 +33,25 @@ class AggregateConstraints:
         return bool(self.required or self.forbidden)
 
 
-def constraints(evaluation: Evaluation) -> AggregateConstraints:
+def constraints(evaluation: typing.Union[Evaluation, JointEvaluation]
+                ) -> AggregateConstraints:
     """The aggregate constraints implied by a request's hard items: the
-    fold of every plugin's :meth:`~.PolicyPlugin.constraint`.
+    fold of every plugin's :meth:`~.PolicyPlugin.constraint`, over every
+    part of a joint evaluation (each with its own members).
 
     Uses the counts the evaluation already built: O(domains with members).
 
     :param evaluation: the prepared request.
     """
-    ctx = evaluation.context
-    topology = ctx.topology
     required: typing.List[typing.FrozenSet[str]] = []
     forbidden: typing.Set[str] = set()
     why: typing.List[str] = []
-    for plugin, item in evaluation.items:
+    pairs = [(part.context, plugin, item) for part in evaluation.parts
+             for plugin, item in part.items]
+    for ctx, plugin, item in pairs:
         # a host is no aggregate; an unknown scope has no domains
         if (not plugin.hard or item.scope == HOST_SCOPE
-                or topology.scope(item.scope) is None):
+                or ctx.topology.scope(item.scope) is None):
             continue
         found = plugin.constraint(item, ctx)
         if found is None:

@@ -84,6 +84,52 @@ class NovaMemberLocator:
                 hosts[instance.uuid] = instance.host
         return hosts
 
+    def busy(self, context: nova_context.RequestContext,
+             instance_uuids: typing.Collection[str]) -> typing.Set[str]:
+        """The instances with a task in progress (a move among them): one
+        query per cell.
+
+        :raises MemberLookupError: a cell failed or timed out.
+        """
+        if not instance_uuids:
+            return set()
+        filters = {'uuid': list(instance_uuids), 'deleted': False}
+        results = nova_context.scatter_gather_skip_cell0(
+            context, objects.InstanceList.get_by_filters, filters,
+            expected_attrs=[])
+        found: typing.Set[str] = set()
+        for cell_uuid, result in results.items():
+            if nova_context.is_cell_failure_sentinel(result):
+                raise MemberLookupError(
+                    f'cell {cell_uuid} did not return the servers')
+            found.update(i.uuid for i in result if i.task_state)
+        return found
+
+    def instance_host(self, context: nova_context.RequestContext,
+                      instance_uuid: str) -> typing.Optional[str]:
+        """The host an instance runs on in its cell (None for an initial
+        boot: scheduled before the instance exists in a cell, or found
+        with no host on a reschedule, nova clearing it after a failed
+        build). A move, a resize or an evacuation has one.
+
+        :param context: an admin (elevated) request context.
+        """
+        try:
+            mapping = objects.InstanceMapping.get_by_instance_uuid(
+                context, instance_uuid)
+        except exception.InstanceMappingNotFound:
+            return None
+        if mapping.cell_mapping is None:
+            return None
+        with nova_context.target_cell(context,
+                                      mapping.cell_mapping) as cctxt:
+            try:
+                instance = objects.Instance.get_by_uuid(
+                    cctxt, instance_uuid, expected_attrs=[])
+            except exception.InstanceNotFound:
+                return None
+        return instance.host
+
 
 class InFlightMemberLocator:
     """Members' hosts from the cells, and from Placement for the members
@@ -114,6 +160,12 @@ class InFlightMemberLocator:
 
     def current_members(self, context, group_uuid: str) -> typing.List[str]:
         return self.cells.current_members(context, group_uuid)
+
+    def instance_host(self, context, instance_uuid: str
+                      ) -> typing.Optional[str]:
+        """See :meth:`NovaMemberLocator.instance_host` (cells only: an
+        instance's claim alone does not make it placed)."""
+        return self.cells.instance_host(context, instance_uuid)
 
     @property
     def client(self):
@@ -162,6 +214,34 @@ class InFlightMemberLocator:
             rp_uuid = providers.get(uuid)
             hosts[uuid] = names.get(rp_uuid) if rp_uuid else None
         return hosts
+
+    def claims(self, context: nova_context.RequestContext,
+               instance_uuids: typing.Collection[str]
+               ) -> typing.Dict[str, typing.Set[str]]:
+        """instance uuid -> the hosts its own allocations are on in
+        Placement, for the instances with a task in progress (others
+        are where their host says). During a move the allocations name
+        the destination before the instance's host changes (a
+        migration's allocations on the source belong to the migration;
+        an evacuation's instance holds both).
+
+        :raises MemberLookupError: a cell or Placement did not answer.
+        """
+        providers: typing.Dict[str, typing.Set[str]] = {}
+        for uuid in sorted(self.cells.busy(context, instance_uuids)):
+            try:
+                allocs = self.client.get_allocs_for_consumer(context, uuid)
+            except (ks_exc.ClientException,
+                    exception.ConsumerAllocationRetrievalFailed) as exc:
+                raise MemberLookupError(
+                    f'Placement did not return the claims of moving '
+                    f'servers: {exc}') from exc
+            providers[uuid] = set((allocs or {}).get('allocations') or ())
+        names = self._provider_hosts(
+            context, set().union(*providers.values()) if providers
+            else set())
+        return {uuid: {names[rp] for rp in rps if rp in names}
+                for uuid, rps in providers.items()}
 
     def _opened(self, exc: Exception) -> None:
         interval = self._retry_interval()
@@ -216,6 +296,16 @@ class StaticMemberLocator:
     def current_members(self, context, group_uuid: str) -> typing.List[str]:
         """None beyond the RequestSpec's."""
         return []
+
+    def instance_host(self, context, instance_uuid: str
+                      ) -> typing.Optional[str]:
+        return self.hosts.get(instance_uuid)
+
+    def claims(self, context, instance_uuids: typing.Collection[str]
+               ) -> typing.Dict[str, typing.Set[str]]:
+        """A simulated move is done at once: the host is the claim."""
+        get = self.hosts.get
+        return {u: {get(u)} if get(u) else set() for u in instance_uuids}
 
     def locate(self, context, member_uuids: typing.Collection[str]
                ) -> typing.Dict[str, typing.Optional[str]]:

@@ -17,12 +17,18 @@ import typing
 
 from oslo_serialization import jsonutils
 
+from nova_scoped_policies.db import records
 from nova_scoped_policies import engine
 from nova_scoped_policies import policy
 
 HINT = 'scoped_policies'
 """Scheduler hint carrying a policy document (a JSON string) for a boot."""
 GROUP_HINT = 'group'
+PLAN_HINT = 'scoped_plan'
+"""Scheduler hint: the stack decision a server belongs to (kept by nova
+in the RequestSpec for the server's whole life)."""
+PLAN_MEMBER_HINT = 'scoped_plan_member'
+"""Scheduler hint: the server's name in that decision."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +46,8 @@ class SpecView:
     :param hint: the ``scoped_policies`` hint as given, or None.
     :param project_id: the requesting project.
     :param instance_uuid: the instance being scheduled.
+    :param plan: the ``scoped_plan`` hint (a stack decision id), or None.
+    :param plan_member: the ``scoped_plan_member`` hint, or None.
     """
 
     in_group: bool = False
@@ -53,6 +61,19 @@ class SpecView:
     hint: typing.Any = None
     project_id: typing.Optional[str] = None
     instance_uuid: typing.Optional[str] = None
+    plan: typing.Optional[str] = None
+    plan_member: typing.Optional[str] = None
+
+
+def hint(spec_obj, name: str) -> typing.Optional[str]:
+    """A scheduler hint's single value (nova keeps hints as lists), or
+    None; never lazy-loads the hints."""
+    hints = spec_obj.scheduler_hints if (
+        'scheduler_hints' in spec_obj and spec_obj.scheduler_hints) else {}
+    value = hints.get(name)
+    if isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    return value if isinstance(value, str) and value else None
 
 
 def _list_field(group, name: str) -> typing.Tuple[str, ...]:
@@ -105,7 +126,9 @@ def view(spec_obj) -> SpecView:
         project_id=spec_obj.project_id if 'project_id' in spec_obj
         else None,
         instance_uuid=spec_obj.instance_uuid
-        if 'instance_uuid' in spec_obj else None)
+        if 'instance_uuid' in spec_obj else None,
+        plan=hint(spec_obj, PLAN_HINT),
+        plan_member=hint(spec_obj, PLAN_MEMBER_HINT))
 
 
 def hard_scoped(document: typing.Optional[policy.PolicyDocument]) -> bool:
@@ -195,16 +218,18 @@ def document(spec: SpecView, stored: typing.Optional[
 
 
 def members_to_locate(spec: SpecView, current: typing.Iterable[str] = (),
-                      stored: typing.Iterable[str] = ()) -> typing.List[str]:
+                      stored: typing.Optional[records.GroupRecord] = None
+                      ) -> typing.List[str]:
     """The request's members, in order and once each.
 
     :param current: the group's members in the API database now (the
         spec carries the conductor's older snapshot), read for hard scoped
         groups only.
-    :param stored: members added through the policy store.
+    :param stored: the group's record in the policy store (its members
+        added through the policy service count too).
     """
     members = list(spec.members)
-    for extra in (current, stored):
+    for extra in (current, stored.members if stored is not None else ()):
         members += [m for m in extra if m not in members]
     return members
 

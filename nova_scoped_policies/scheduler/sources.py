@@ -115,11 +115,66 @@ class Sources:
                         'policies of server group %s: %s', group_uuid, exc)
             return None
 
+    def stack_plan(self, plan_id: str
+                   ) -> typing.Optional[stores.StackPlan]:
+        """A stack decision the request's server belongs to (None: no
+        store, or the stack was deleted: its policies end with it).
+
+        :raises NoValidHost: the store is unreachable: the stack's
+            policies are unknown (fail closed).
+        """
+        store = self.store
+        if store is None:
+            return None
+        try:
+            return store.stack_plan(plan_id)
+        except stores.StoreUnavailable as exc:
+            raise exception.NoValidHost(reason=(
+                f'scoped policies: the policy store is unreachable, so the '
+                f'policies of stack decision {plan_id} are unknown (fail '
+                f'closed): {exc}'))
+
+    def relationship_ends(self, context, servers: typing.Collection[str],
+                          groups: typing.Collection[str]):
+        """Where the existing servers and server groups a stack relates to
+        are: (server uuid -> host or None, group uuid -> its members'
+        hosts). A group's members are Nova's and those added through the
+        policy store.
+
+        :raises MemberLookupError: a cell or Placement did not answer.
+        """
+        members: typing.Dict[str, typing.List[str]] = {}
+        for group in groups:
+            found = list(self.current_members(context, group))
+            stored = self.stored_group(group)
+            found += [m for m in (stored.members if stored else ())
+                      if m not in found]
+            members[group] = found
+        everyone = set(servers).union(*members.values())
+        hosts = self.locate(context, everyone) if everyone else {}
+        return ({uuid: hosts.get(uuid) for uuid in servers},
+                {group: tuple(hosts[m] for m in found if hosts.get(m))
+                 for group, found in members.items()})
+
     def current_members(self, context, group_uuid: str) -> typing.List[str]:
         """The group's members in the API database now (none when the
         locator cannot tell)."""
         current = getattr(self.locator, 'current_members', None)
         return list(current(context, group_uuid)) if current else []
+
+    def instance_host(self, context, instance_uuid: str
+                      ) -> typing.Optional[str]:
+        """The host an instance runs on (None: not built yet): a request
+        for an instance with a host is a move."""
+        return self.locator.instance_host(context, instance_uuid)
+
+    def claims(self, context, instance_uuids: typing.Collection[str]
+               ) -> typing.Dict[str, typing.Set[str]]:
+        """instance uuid -> the hosts of its own allocations in Placement
+        (see :meth:`members.InFlightMemberLocator.claims`); nothing when
+        the locator cannot tell."""
+        claims = getattr(self.locator, 'claims', None)
+        return claims(context, instance_uuids) if claims else {}
 
     def locate(self, context, members: typing.Collection[str]):
         """See :meth:`members.InFlightMemberLocator.locate`."""

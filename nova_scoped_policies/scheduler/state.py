@@ -28,9 +28,13 @@ from nova_scoped_policies.engine import reasons as engine_reasons
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
+from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import request_builder as builder
 from nova_scoped_policies.scheduler import sources as sources_mod
+from nova_scoped_policies.stacks import live
+from nova_scoped_policies.stacks import model as stack_model
+from nova_scoped_policies.stacks.world import World
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -59,7 +63,13 @@ class _Entry:
     topology: typing.Any = None
     base_hosts: int = 0
     key: typing.Any = None
-    evaluation: typing.Optional[engine.Evaluation] = None
+    evaluation: typing.Any = None
+    stack: typing.Tuple[engine.Evaluation, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """No policy applies: no group document, no stack."""
+        return self.document is None and not self.stack
 
 
 class RequestStates:
@@ -84,9 +94,12 @@ class RequestStates:
             weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def evaluation(self, spec_obj) -> typing.Optional[engine.Evaluation]:
+    def evaluation(self, spec_obj) -> typing.Optional[typing.Union[
+            engine.Evaluation, engine.JointEvaluation]]:
         """The evaluation for this request and instance, or None when no
-        policy applies.
+        policy applies: the group's, joined with the stack's when the
+        server belongs to a stack decision (the ``scoped_plan`` hints,
+        kept by nova for the server's whole life).
 
         :param spec_obj: nova's RequestSpec.
         :raises NoValidHost: the policies are invalid for this request, or
@@ -94,7 +107,7 @@ class RequestStates:
         """
         with self._lock:
             entry = self._entries.get(spec_obj)
-        if entry is not None and entry.document is None:
+        if entry is not None and entry.empty:
             return None
         try:
             key = builder.evaluation_key(spec_obj)
@@ -106,13 +119,15 @@ class RequestStates:
                 entry = self._new_entry(spec_obj, spec)
                 with self._lock:
                     self._entries[spec_obj] = entry
-            if entry.document is None:
+            if entry.empty:
                 return None
             # a new request, or its next instance (the check above)
-            entry.evaluation = self.engine.prepare(
-                builder.engine_request(entry.document, entry.topology,
-                                       entry.placements, spec,
-                                       entry.base_hosts))
+            own = None
+            if entry.document is not None:
+                own = self.engine.prepare(builder.engine_request(
+                    entry.document, entry.topology, entry.placements, spec,
+                    entry.base_hosts))
+            entry.evaluation = engine.join((own,) + entry.stack)
             entry.key = key
             for warning in entry.evaluation.warnings:
                 LOG.warning('Scoped policies: %s', warning)
@@ -122,6 +137,9 @@ class RequestStates:
         except members_mod.MemberLookupError as exc:
             raise exception.NoValidHost(
                 reason=f'scoped policies: cannot check the group: {exc}')
+        except stack_model.StackError as exc:
+            raise exception.NoValidHost(
+                reason=f'scoped policies: the stack decision: {exc}')
 
     def explain(self, spec_obj) -> typing.Optional[str]:
         """Why the group's hard policies left no host, in a line a tenant
@@ -136,11 +154,15 @@ class RequestStates:
         evaluation = entry.evaluation if entry is not None else None
         if evaluation is None or not evaluation.has_checks():
             return None
-        topology = evaluation.context.topology
+        topology = evaluation.parts[0].context.topology
         hosts = {host for scope in topology.scope_names
                  for domain in topology.domains(scope)
                  for host in domain.hosts}
-        hosts.update(evaluation.context.placed_hosts)
+        for part in evaluation.parts:
+            hosts.update(part.context.placed_hosts)
+        # nova never considered these (a move's source, mostly)
+        if 'ignore_hosts' in spec_obj and spec_obj.ignore_hosts:
+            hosts.difference_update(spec_obj.ignore_hosts)
         return engine_reasons.summary(
             {host: evaluation.reasons(host) for host in sorted(hosts)})
 
@@ -161,6 +183,10 @@ class RequestStates:
         :raises NoValidHost: the store fails closed for the group.
         """
         spec = builder.view(spec_obj)
+        if spec.plan and spec.plan_member:
+            # a server of a stack: the stack's decision is the lock (its
+            # other servers are what its policies read)
+            return spec.plan
         if spec.group_uuid is None:
             return None
         context = self._context(spec_obj)
@@ -203,11 +229,61 @@ class RequestStates:
         document = _document_of(spec, stored_doc, to_real)
         return document, stored, read[0] if read else None
 
+    def _stack(self, context, spec: builder.SpecView,
+               topology) -> typing.Tuple[engine.Evaluation, ...]:
+        """The stack's policies for the request's server: one evaluation
+        per document of the stack that relates it to other servers
+        (:func:`nova_scoped_policies.stacks.live.requests`), with the
+        stack's other servers where they are now (those still held at
+        their decided hosts) and the existing servers and groups of its
+        relationships. Empty when the request is no stack server's, or
+        the stack was deleted.
+        """
+        plan = self.sources.stack_plan(spec.plan)
+        me = spec.plan_member
+        if plan is None or plan.project_id != spec.project_id or \
+                me not in plan.servers:
+            return ()
+        stack = stack_model.with_real_ids(
+            stack_model.parse(plan.document), topology, plan.project_id)
+        placed: typing.Dict[str, typing.Optional[str]] = {
+            name: server.host for name, server in plan.servers.items()
+            if server.state == stack_db.HELD and name != me}
+        instances = {name: server.instance_uuid
+                     for name, server in plan.servers.items()
+                     if server.state == stack_db.BOOTED and name != me
+                     and server.instance_uuid}
+        if spec.instance_uuid:
+            instances[me] = spec.instance_uuid
+        hosts = self.sources.locate(context, set(instances.values()))
+        placed.update({name: hosts.get(uuid)
+                       for name, uuid in instances.items()})
+        # a server moving right now (another request of this stack, under
+        # the same lock, chose its destination; its host changes only when
+        # the move ends) counts on its destination too
+        others = {n: u for n, u in instances.items() if n != me}
+        claims = self.sources.claims(context, set(others.values()))
+        moving = {name: claims.get(uuid, set()) - {placed.get(name)}
+                  for name, uuid in others.items()}
+        ends = [rel.target for rel in stack.relationships
+                if isinstance(rel.target, stack_model.Existing)]
+        servers, groups = self.sources.relationship_ends(
+            context, {e.uuid for e in ends if e.kind == 'server'},
+            {e.uuid for e in ends if e.kind == 'server_group'})
+        world = World((), topology, servers, groups)
+        return tuple(self.engine.prepare(request) for request in
+                     live.requests(stack, world, placed, me, moving))
+
     def _new_entry(self, spec_obj, spec: builder.SpecView) -> _Entry:
         context = self._context(spec_obj)
         document, stored, topology = self._document(context, spec)
+        stack: typing.Tuple[engine.Evaluation, ...] = ()
+        if spec.plan and spec.plan_member:
+            if topology is None:
+                topology = self.sources.aggregates.get(context)
+            stack = self._stack(context, spec, topology)
         if document is None:
-            return _Entry(None)
+            return _Entry(None, stack=stack)
         if topology is None:
             topology = self.sources.aggregates.get(context)
         placements: typing.Mapping[str, typing.Optional[str]] = {}
@@ -218,8 +294,7 @@ class RequestStates:
                 # POSTed since then may be scheduled (and claimed) already.
                 current = self.sources.current_members(context,
                                                        spec.group_uuid)
-            members = builder.members_to_locate(
-                spec, current, stored.members if stored else ())
+            members = builder.members_to_locate(spec, current, stored)
             try:
                 placements = self.sources.locate(context, members)
             except members_mod.MemberLookupError as exc:
@@ -228,7 +303,8 @@ class RequestStates:
                 if exc.partial is None or builder.hard(document):
                     raise
                 placements = exc.partial
-        return _Entry(document, placements, topology, len(spec.hosts))
+        return _Entry(document, placements, topology, len(spec.hosts),
+                      stack=stack)
 
 
 STATES = RequestStates()

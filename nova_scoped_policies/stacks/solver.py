@@ -6,48 +6,17 @@ import time
 import typing
 
 from nova_scoped_policies.engine import Engine
-from nova_scoped_policies.engine import Request
 from nova_scoped_policies.engine.plugins import base
-from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.stacks.clauses import Clause
+from nova_scoped_policies.stacks.clauses import check_server
+from nova_scoped_policies.stacks.clauses import compile_stack
+from nova_scoped_policies.stacks.clauses import structures
 from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks.world import HostState
+from nova_scoped_policies.stacks.world import World
 from nova_scoped_policies.topology import Topology
-
-
-@dataclasses.dataclass(frozen=True)
-class HostState:
-    """One compute host as the solver sees it.
-
-    :param name: the compute host name.
-    :param provider: its root resource provider uuid (for holds).
-    :param free: resource class -> capacity left (inventory minus usage,
-        allocation ratio and reserved applied).
-    :param traits: the provider's traits.
-    """
-
-    name: str
-    provider: str
-    free: typing.Mapping[str, int]
-    traits: typing.FrozenSet[str] = frozenset()
-
-
-@dataclasses.dataclass(frozen=True)
-class World:
-    """What a decision reads: hosts, topology and existing servers.
-
-    :param hosts: every candidate host.
-    :param topology: scopes, domains (real ids) and scope parents.
-    :param servers: existing server uuid -> host, for relationships.
-    :param server_groups: existing server group uuid -> hosts of its members.
-    """
-
-    hosts: typing.Tuple[HostState, ...]
-    topology: Topology
-    servers: typing.Mapping[str, str] = dataclasses.field(
-        default_factory=dict)
-    server_groups: typing.Mapping[str, typing.Tuple[str, ...]] = \
-        dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,92 +48,6 @@ class SolverUnavailable(RuntimeError):
 class DecisionError(RuntimeError):
     """A decision failed its replay through the engine's host checks: a
     solver bug, never returned to a caller as a decision."""
-
-
-# -- compiling the stack into clauses -----------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Clause:
-    """One document applied to servers of the stack.
-
-    :param document: the policies and rules.
-    :param field: where they come from, for reasons.
-    :param parts: the servers it relates, one tuple per member group (a
-        leaf has one part: the policies apply within it).
-    :param fixed: hosts of existing servers (a relationship's ``to``).
-    :param across: the policies apply only between different parts (and
-        the existing servers), never within one.
-    """
-
-    document: PolicyDocument
-    field: str
-    parts: typing.Tuple[typing.Tuple[str, ...], ...]
-    fixed: typing.Tuple[str, ...] = ()
-    across: bool = False
-
-    @property
-    def servers(self) -> typing.Tuple[str, ...]:
-        return tuple(s for part in self.parts for s in part)
-
-    def counts_union(self, scope: str) -> bool:
-        """Whether a limit at ``scope`` counts every server of the clause
-        (a leaf, or an explicit ``max_server_per_<scope>`` on a group of
-        groups) rather than the member groups present."""
-        return (not self.across
-                or scope in self.document.rules.max_server_per)
-
-
-def compile_stack(stack: model.Stack, world: World) -> typing.List[Clause]:
-    """Every leaf, group-of-groups and relationship document as a clause.
-
-    :raises model.StackError: a relationship names an existing server or
-        server group the world does not know.
-    """
-    clauses = []
-    for group in stack.root.walk():
-        if group.document.empty and not group.document.rules.max_server_per:
-            continue
-        if group.leaf:
-            parts: typing.Tuple[typing.Tuple[str, ...], ...] = (
-                tuple(s.name for s in group.servers),)
-        else:
-            parts = tuple(tuple(s.name for s in m.all_servers())
-                          for m in group.members)
-        clauses.append(Clause(group.document, group.field, parts,
-                              across=not group.leaf))
-    for rel in stack.relationships:
-        source = tuple(s.name for s in stack.group(rel.source).all_servers())
-        if isinstance(rel.target, model.Existing):
-            if rel.target.kind == 'server':
-                host = world.servers.get(rel.target.uuid, _MISSING)
-                if host is _MISSING:
-                    raise model.StackError(f'{rel.field}.to.server',
-                                           'no such server')
-                fixed = (host,) if host else ()
-            else:
-                hosts = world.server_groups.get(rel.target.uuid)
-                if hosts is None:
-                    raise model.StackError(f'{rel.field}.to.server_group',
-                                           'no such server group')
-                fixed = tuple(hosts)
-            clauses.append(Clause(rel.document, rel.field, (source,),
-                                  fixed, across=True))
-        else:
-            target = tuple(
-                s.name for s in stack.group(rel.target).all_servers())
-            clauses.append(Clause(rel.document, rel.field,
-                                  (source, target), across=True))
-    return clauses
-
-
-_MISSING = object()
-
-
-def structures(clause: Clause) -> typing.List[base.Structure]:
-    """The clause's items as solver records, through their plugins."""
-    rules = clause.document.rules
-    return [plugin.structure(item, rules)
-            for plugin, item in registry.items(clause.document)]
 
 
 # -- hosts into classes -------------------------------------------------------
@@ -220,13 +103,19 @@ def _bound(group: model.Group, clauses_by_field, eligible: typing.Set[str],
 
 
 def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
-             rcs: typing.Sequence[str], merge: bool) -> typing.List[_Slot]:
+             rcs: typing.Sequence[str], merge: bool,
+             special: typing.AbstractSet[str] = frozenset(),
+             scopes: typing.Optional[typing.AbstractSet[str]] = None
+             ) -> typing.List[_Slot]:
     """The hosts as slots: with ``merge``, hosts alike for this stack are
     one class, and a host that ``n`` kept hosts of its class dominate in
     every resource is dropped when ``n`` reaches the most servers the
-    class can take (any decision using it can move to a free one)."""
+    class can take (any decision using it can move to a free one). Hosts
+    of ``special`` (and of existing servers) are each a class of their
+    own. ``scopes``: those the clauses name (default: the stack's)."""
     topology = world.topology
-    scopes = sorted(s for s in stack.scopes if s != HOST_SCOPE)
+    scopes = sorted(s for s in (stack.scopes if scopes is None else scopes)
+                    if s != HOST_SCOPE)
     flavors = sorted({s.flavor for s in stack.servers}, key=repr)
     fixed_hosts = {h for c in clauses for h in c.fixed}
     by_key: typing.Dict[tuple, typing.List[HostState]] = {}
@@ -235,9 +124,9 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
         if not any(accepts):
             continue
         domains = tuple(_domain_of(topology, s, host.name) for s in scopes)
-        special = host.name if (host.name in fixed_hosts or not merge) \
-            else None
-        by_key.setdefault((domains, accepts, special), []).append(host)
+        alone = host.name if (host.name in fixed_hosts or not merge
+                              or host.name in special) else None
+        by_key.setdefault((domains, accepts, alone), []).append(host)
     slots: typing.List[_Slot] = []
     by_field = {c.field: c for c in clauses}
     klass = 0
@@ -557,6 +446,18 @@ def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
     return 'no decision found in the time allowed'
 
 
+def _failed(cp_model, status, explained: tuple,
+            timed_out: str) -> typing.Optional[str]:
+    """None when the solver found an answer; else why not: the hard item
+    that makes the model infeasible (:func:`_explain` of ``explained``),
+    or ``timed_out``."""
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    if status == cp_model.INFEASIBLE:
+        return _explain(cp_model, *explained)
+    return timed_out
+
+
 def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
            merge: bool = True, workers: int = 1, seed: int = 0) -> Decision:
     """One joint decision for the whole stack, all or nothing.
@@ -586,13 +487,11 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     slots = _classes(stack, world, clauses, rcs, merge)
     built = _Model(cp_model, stack, world, clauses, slots, rcs)
     solver, status = _solve(cp_model, built, time_limit, workers, seed)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        if status == cp_model.INFEASIBLE:
-            reason = _explain(cp_model, stack, world, clauses, slots, rcs,
-                              time_limit, workers, seed)
-        else:
-            reason = (f'no decision found in {time_limit:g} s; the stack '
-                      'may still fit')
+    reason = _failed(cp_model, status, (stack, world, clauses, slots, rcs,
+                                        time_limit, workers, seed),
+                     f'no decision found in {time_limit:g} s; the stack '
+                     'may still fit')
+    if reason is not None:
         return Decision(False, {}, reason, time.monotonic() - started)
     assignments = built.assignments(solver)
     replay(stack, world, clauses, assignments)
@@ -601,50 +500,92 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
                     int(round(solver.ObjectiveValue())) if built.cost else 0)
 
 
-# -- replay through the engine ------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Reassignment:
+    """Hosts for servers that run already (see :func:`reassign`).
 
-def _split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:
-    """(items that count the whole clause, items between parts only)."""
-    doc = clause.document
-    if not clause.across:
-        return doc, PolicyDocument()
-    rules = doc.rules
-    union = tuple(p for p in doc.policies if p.scope in rules.max_server_per)
-    pairs = tuple(p for p in doc.policies
-                  if p.scope not in rules.max_server_per)
-    return (PolicyDocument(union, rules, fields=doc.fields),
-            PolicyDocument(pairs, dataclasses.replace(
-                rules, max_server_per={}), fields=doc.fields))
-
-
-def check_server(clauses: typing.Sequence[Clause], topology: Topology,
-                 placed: typing.Mapping[str, str], name: str, host: str,
-                 engine: typing.Optional[Engine] = None
-                 ) -> typing.List[str]:
-    """The engine's reasons why server ``name`` may not go on ``host``,
-    given the servers of the stack ``placed`` before it (and the existing
-    servers of the clauses); empty when it may.
+    :param feasible: every hard policy and every host's capacity can be
+        met.
+    :param assignments: server -> host, every server (or none).
+    :param moved: servers whose host changes.
+    :param reason: when not feasible, which policy or resource stops it.
+    :param seconds: time spent.
+    :param optimal: the fewest moves are proven fewest (and then the soft
+        cost lowest).
+    :param cost: the soft policies' objective at the fewest moves.
     """
-    engine = engine or Engine()
-    found: typing.List[str] = []
-    for clause in clauses:
-        part_of = {s: i for i, p in enumerate(clause.parts) for s in p}
-        if name not in part_of:
-            continue
-        union_doc, pair_doc = _split(clause)
-        fixed = {f'existing-{i}': h for i, h in enumerate(clause.fixed)}
-        earlier = {n: placed[n] for n in part_of
-                   if n in placed and n != name}
-        others = {n: h for n, h in earlier.items()
-                  if part_of[n] != part_of[name]}
-        for doc, members in ((union_doc, {**earlier, **fixed}),
-                             (pair_doc, {**others, **fixed})):
-            if doc.empty and not doc.rules.max_server_per:
-                continue
-            found.extend(r.message for r in engine.prepare(Request(
-                doc, topology, members)).reasons(host))
-    return found
 
+    feasible: bool
+    assignments: typing.Mapping[str, str]
+    moved: typing.Tuple[str, ...] = ()
+    reason: str = ''
+    seconds: float = 0.0
+    optimal: bool = False
+    cost: int = 0
+
+
+def reassign(servers: typing.Sequence[model.Server], world: World,
+             clauses: typing.List[Clause],
+             current: typing.Mapping[str, str], time_limit: float = 10.0,
+             workers: int = 1, seed: int = 0) -> Reassignment:
+    """Hosts for servers that run already, every hard clause and every
+    host's capacity met, moving the fewest servers from ``current``; the
+    soft policies' cost is the second objective. The same model as a
+    stack's decision (:func:`decide`): only the objective differs.
+
+    :param servers: the servers that may move, named as in ``clauses``.
+    :param world: the hosts, their free capacity counting the servers
+        where they run now (``current``), the topology.
+    :param clauses: the hard and soft documents over the servers.
+    :param current: server -> the host it runs on.
+    :raises SolverUnavailable: OR-Tools is not installed.
+    """
+    started = time.monotonic()
+    cp_model = _cp_model()
+    stack = model.Stack('repair', 1, model.Group(
+        'servers', 'servers', PolicyDocument(), servers=tuple(servers)))
+    rcs = _resource_classes(stack)
+    slots = _classes(stack, world, clauses, rcs, True,
+                     special=frozenset(current.values()),
+                     scopes=frozenset(s for c in clauses
+                                      for s in c.document.scopes))
+    built = _Model(cp_model, stack, world, clauses, slots, rcs)
+    stays = [built.x[si, ti] for (si, ti) in built.x
+             if slots[ti].host == current.get(built.servers[si].name)]
+    for var in stays:
+        built.m.AddHint(var, 1)
+    built.m.Maximize(sum(stays))
+    solver, status = _solve(cp_model, built, time_limit, workers, seed)
+    reason = _failed(cp_model, status, (stack, world, clauses, slots, rcs,
+                                        time_limit, workers, seed),
+                     f'no repair found in {time_limit:g} s')
+    if reason is not None:
+        return Reassignment(False, {}, reason=reason,
+                            seconds=time.monotonic() - started)
+    optimal = status == cp_model.OPTIMAL
+    kept = int(round(solver.ObjectiveValue()))
+    assignments = built.assignments(solver)
+    cost = 0
+    if built.cost and optimal:
+        # second objective: at the fewest moves, the lowest soft cost
+        built.m.Add(sum(stays) >= kept)
+        built.m.ClearHints()
+        for var in built.x.values():
+            built.m.AddHint(var, solver.BooleanValue(var))
+        built.m.Minimize(sum(built.cost))
+        left = max(0.1, time_limit - (time.monotonic() - started))
+        second, status = _solve(cp_model, built, left, workers, seed)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            assignments = built.assignments(second)
+            cost = int(round(second.ObjectiveValue()))
+            optimal = status == cp_model.OPTIMAL
+    moved = tuple(s.name for s in servers
+                  if assignments[s.name] != current.get(s.name))
+    return Reassignment(True, assignments, moved, '',
+                        time.monotonic() - started, optimal, cost)
+
+
+# -- replay through the engine ------------------------------------------------
 
 def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
            assignments: typing.Mapping[str, str]) -> None:

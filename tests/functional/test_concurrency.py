@@ -55,6 +55,58 @@ def settle(get_server, ids, timeout, poll=0.1):
     return [done[sid] for sid in ids]
 
 
+def two_schedulers(test, latency):
+    """Make ``test``'s nova-scheduler two: two scheduler managers (each
+    its own HostManager) take turns on the scheduler's RPC calls, each
+    with its own request states (caches of documents, members,
+    aggregates) and its own tooz coordinator (its own Redis connection
+    and member id), as two nova-scheduler processes would; Placement
+    answers allocation candidates ``latency`` seconds late so that their
+    decisions interleave."""
+    scheduler = test.scheduler.manager
+    second = sched_manager.SchedulerManager()
+    managers = itertools.cycle([scheduler, second])
+    unbound = sched_manager.SchedulerManager.select_destinations
+
+    own = {}
+    for manager in (scheduler, second):
+        memory = own[id(manager)] = (
+            state.RequestStates(), coordination.Coordinator(REDIS_URL))
+        test.addCleanup(memory[1].stop)
+    current = threading.local()
+
+    def take_turns(*args, **kwargs):
+        manager = next(managers)
+        current.memory = own[id(manager)]
+        try:
+            return unbound(manager, *args, **kwargs)
+        finally:
+            current.memory = None
+
+    def memory(index, default):
+        found = getattr(current, 'memory', None)
+        return found[index] if found else default()
+
+    test.useFixture(fixtures.MonkeyPatch(
+        'nova_scoped_policies.scheduler.state.states',
+        lambda: memory(0, lambda: state.STATES)))
+    real_coordinator = coordination.coordinator
+    test.useFixture(fixtures.MonkeyPatch(
+        'nova_scoped_policies.scheduler.coordination.coordinator',
+        lambda: memory(1, real_coordinator)))
+    scheduler.select_destinations = take_turns
+    real = report.SchedulerReportClient.get_allocation_candidates
+
+    def slow(client, *args, **kwargs):
+        result = real(client, *args, **kwargs)
+        time.sleep(latency)
+        return result
+
+    test.useFixture(fixtures.MonkeyPatch(
+        'nova.scheduler.client.report.SchedulerReportClient.'
+        'get_allocation_candidates', slow))
+
+
 class Case(collections.namedtuple('Case', 'name document size check')):
     """One kind of group: its hint, boots per group, and the verdict."""
 
@@ -175,60 +227,15 @@ class ConcurrentBootsTest(base.ScopedPoliciesTestCase):
 
 
 class TwoSchedulersTest(ConcurrentBootsTest):
-    """Two scheduler managers (each its own HostManager) take turns on the
-    scheduler's RPC calls; Placement answers allocation candidates 0.3 s
-    late so that their decisions interleave. They share no memory of ours:
-    each has its own request states (caches of documents, members,
-    aggregates) and its own tooz coordinator (its own Redis connection and
-    member id), as two nova-scheduler processes would."""
+    """Two schedulers sharing no memory of ours (:func:`two_schedulers`);
+    Placement answers allocation candidates 0.3 s late."""
 
     BOOTS_PER_CASE = 24
     LATENCY = 0.3
 
     def setUp(self):
         super().setUp()
-        scheduler = self.scheduler.manager
-        second = sched_manager.SchedulerManager()
-        managers = itertools.cycle([scheduler, second])
-        unbound = sched_manager.SchedulerManager.select_destinations
-
-        own = {}
-        for manager in (scheduler, second):
-            memory = own[id(manager)] = (
-                state.RequestStates(), coordination.Coordinator(REDIS_URL))
-            self.addCleanup(memory[1].stop)
-        current = threading.local()
-
-        def take_turns(*args, **kwargs):
-            manager = next(managers)
-            current.memory = own[id(manager)]
-            try:
-                return unbound(manager, *args, **kwargs)
-            finally:
-                current.memory = None
-
-        def memory(index, default):
-            found = getattr(current, 'memory', None)
-            return found[index] if found else default()
-
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_scoped_policies.scheduler.state.states',
-            lambda: memory(0, lambda: state.STATES)))
-        real_coordinator = coordination.coordinator
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova_scoped_policies.scheduler.coordination.coordinator',
-            lambda: memory(1, real_coordinator)))
-        scheduler.select_destinations = take_turns
-        real = report.SchedulerReportClient.get_allocation_candidates
-
-        def slow(client, *args, **kwargs):
-            result = real(client, *args, **kwargs)
-            time.sleep(self.LATENCY)
-            return result
-
-        self.useFixture(fixtures.MonkeyPatch(
-            'nova.scheduler.client.report.SchedulerReportClient.'
-            'get_allocation_candidates', slow))
+        two_schedulers(self, self.LATENCY)
 
 
 class OneSchedulerWithoutBackendTest(ConcurrentBootsTest):

@@ -114,7 +114,8 @@ def _view(record: stack_db.StackRecord, who: visibility.Viewer) -> dict:
         'expires_at': record.expires_at.isoformat(),
         'seconds': round(record.seconds, 3),
         'servers': {name: {'host': s.host if who.real else shown[s.host],
-                           'state': s.state}
+                           'state': s.state,
+                           'instance_uuid': s.instance_uuid}
                     for name, s in record.servers.items()},
         'hints': {name: {'scoped_plan': record.id,
                          'scoped_plan_member': name}
@@ -252,8 +253,8 @@ def stack_action(req: webob.Request) -> webob.Response:
                 explanation=f'boot_member.name: {name[:64]}: no such server '
                 'in the stack')
         _release(service, record, [name])
-        record = store.update(record.id, servers=[name],
-                              state=stack_db.BOOTED)
+        record = store.boot(record.id, name,
+                            data['boot_member'].get('instance_uuid'))
     return _render(req, record)
 
 

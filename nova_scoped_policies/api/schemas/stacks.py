@@ -19,7 +19,12 @@ ACTION = {
                       'maximum': 7 * 24 * 3600}}},
         'confirm': {'type': 'null'},
         'boot_member': {'type': 'object', 'additionalProperties': False,
-                        'required': ['name'], 'properties': {'name': _NAME}},
+                        'required': ['name'], 'properties': {
+                            'name': _NAME,
+                            'instance_uuid': {
+                                'type': 'string', 'format': 'uuid',
+                                'minLength': 32, 'maxLength': 36,
+                                'pattern': '^[0-9a-fA-F-]+$'}}},
     },
     'minProperties': 1,
     'maxProperties': 1,

@@ -29,17 +29,33 @@ class StoreUnavailable(Exception):
     """The store did not answer; the message says why."""
 
 
-class PlanMember(typing.NamedTuple):
-    """One server of a stack decision, as the boot path needs it.
+class PlanServer(typing.NamedTuple):
+    """One server of a stack decision, as the scheduler needs it.
 
     :param host: the decided compute host.
-    :param project_id: whose decision it is.
     :param state: held, booted or released.
+    :param instance_uuid: the instance booted for it, once one is.
     """
 
     host: str
-    project_id: str
     state: str
+    instance_uuid: typing.Optional[str] = None
+
+
+class StackPlan(typing.NamedTuple):
+    """A stack decision, as the scheduler reads it: what to pin a boot to
+    and, for the stack's whole life, which policies its servers keep.
+
+    :param id: the decision id (the ``scoped_plan`` hint).
+    :param project_id: whose decision it is.
+    :param document: the stack document as the tenant gave it.
+    :param servers: server name -> :class:`PlanServer`.
+    """
+
+    id: str
+    project_id: str
+    document: typing.Mapping[str, typing.Any]
+    servers: typing.Mapping[str, PlanServer]
 
 
 class PolicyStoreDriver(abc.ABC):
@@ -67,18 +83,19 @@ class PolicyStoreDriver(abc.ABC):
         :raises StoreUnavailable: the store did not answer.
         """
 
-    def plan_member(self, plan_id: str,
-                    name: str) -> typing.Optional[PlanMember]:
-        """A server of a stack decision, or None when there is none.
+    def stack_plan(self, plan_id: str) -> typing.Optional[StackPlan]:
+        """A stack decision, or None when there is none (deleted).
 
         :raises StoreUnavailable: the store did not answer.
         """
         raise StoreUnavailable(f'{type(self).__name__} reads no stack '
                                'decisions')
 
-    def boot_member(self, plan_id: str, name: str) -> None:
-        """Give the member's hold back in Placement and mark it booted,
-        as the scheduler places it on its decided host.
+    def boot_member(self, plan_id: str, name: str,
+                    instance_uuid: typing.Optional[str] = None) -> None:
+        """Give the member's hold back in Placement, mark it booted and
+        remember its instance, as the scheduler places it on its decided
+        host.
 
         :raises StoreUnavailable: the store did not answer.
         """
@@ -223,13 +240,14 @@ class CachedStore:
             self._groups[uuid] = (self._clock(), found)
         return found
 
-    def plan_member(self, plan_id: str,
-                    name: str) -> typing.Optional[PlanMember]:
-        """Never cached: a decision's members change as they boot."""
-        return self._call(self.driver.plan_member, plan_id, name)
+    def stack_plan(self, plan_id: str) -> typing.Optional[StackPlan]:
+        """Never cached: a decision's servers change as they boot."""
+        return self._call(self.driver.stack_plan, plan_id)
 
-    def boot_member(self, plan_id: str, name: str) -> None:
-        return self._call(self.driver.boot_member, plan_id, name)
+    def boot_member(self, plan_id: str, name: str,
+                    instance_uuid: typing.Optional[str] = None) -> None:
+        return self._call(self.driver.boot_member, plan_id, name,
+                          instance_uuid)
 
 
 def known(exc: StoreUnavailable) -> bool:

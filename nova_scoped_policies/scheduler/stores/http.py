@@ -87,17 +87,23 @@ class HttpStore(stores.PolicyStoreDriver):
             return None
         return _checked(found, _STACK, 'stack')['stack']
 
-    def plan_member(self, plan_id: str, name: str):
+    def stack_plan(self, plan_id: str):
         stack = self._stacks('GET', f'/stacks/{plan_id}')
-        server = (stack or {}).get('servers', {}).get(name)
-        if server is None:
+        if stack is None:
             return None
-        return stores.PlanMember(server['host'], stack['project_id'],
-                                 server['state'])
+        return stores.StackPlan(
+            stack['id'], stack['project_id'], stack['document'],
+            {name: stores.PlanServer(s['host'], s['state'],
+                                     s.get('instance_uuid'))
+             for name, s in stack['servers'].items()})
 
-    def boot_member(self, plan_id: str, name: str) -> None:
+    def boot_member(self, plan_id: str, name: str,
+                    instance_uuid: typing.Optional[str] = None) -> None:
+        member = {'name': name}
+        if instance_uuid is not None:
+            member['instance_uuid'] = instance_uuid
         self._stacks('POST', f'/stacks/{plan_id}/action',
-                     {'boot_member': {'name': name}})
+                     {'boot_member': member})
 
     def groups(self) -> typing.List[records.GroupRecord]:
         return [_stored(g) for g in _checked(
@@ -139,13 +145,16 @@ def _wrapped(key: str, item: dict, many: bool) -> dict:
 
 _STACK = _wrapped('stack', {
     'type': 'object',
-    'required': ['project_id', 'servers'],
+    'required': ['id', 'project_id', 'servers', 'document'],
     'properties': {
+        'id': {'type': 'string'},
         'project_id': {'type': 'string'},
+        'document': {'type': 'object'},
         'servers': {'type': 'object', 'additionalProperties': {
             'type': 'object', 'required': ['host', 'state'],
             'properties': {'host': {'type': 'string'},
-                           'state': {'type': 'string'}}}},
+                           'state': {'type': 'string'},
+                           'instance_uuid': _NULLABLE}}},
     },
 }, many=False)
 _OBJECTS = _wrapped('policy_scopes', {'type': 'object'}, many=True)

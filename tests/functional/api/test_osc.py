@@ -61,6 +61,8 @@ COMMANDS = {
         'scoped_policy_stack_confirm',
     ('/stacks/{id}/action', 'POST', 'boot_member'):
         'scoped_policy_stack_boot_member',
+    ('/repairs', 'POST', None): 'scoped_policy_repair_plan',
+    ('/repairs/apply', 'POST', None): 'scoped_policy_repair_apply',
 }
 ACTIONS = {'/os-policy-scopes/{scope}/action': scope_schemas.ACTION,
            '/os-server-groups/{uuid}/action': group_schemas.ACTION,

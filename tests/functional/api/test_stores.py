@@ -145,8 +145,11 @@ class _Answers:
                                 'members': [7]}},
      'server_group.members[0]'),
     ('group', ValueError('Expecting value'), 'not JSON'),
-    ('plan_member', {'stack': {'project_id': 'p', 'servers': {
-        'web-1': {'state': 'held'}}}}, 'stack.servers.web-1.host'),
+    ('stack_plan', {'stack': {'id': 'x', 'project_id': 'p', 'document': {},
+                              'servers': {'web-1': {'state': 'held'}}}},
+     'stack.servers.web-1.host'),
+    ('stack_plan', {'stack': {'id': 'x', 'project_id': 'p', 'servers': {}}},
+     'stack.document: is required'),
 ])
 def test_http_driver_refuses_answers_of_the_wrong_shape(read, body, where):
     """A malformed answer makes the store unavailable (the scheduler
@@ -156,8 +159,8 @@ def test_http_driver_refuses_answers_of_the_wrong_shape(read, body, where):
     with pytest.raises(stores.StoreUnavailable) as err:
         if read == 'group':
             call('g')
-        elif read == 'plan_member':
-            call('plan', 'web-1')
+        elif read == 'stack_plan':
+            call('plan')
         else:
             call()
     assert where in str(err.value) and len(str(err.value)) < 300

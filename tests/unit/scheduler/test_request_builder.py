@@ -5,6 +5,7 @@ from oslo_utils.fixture import uuidsentinel as uuids
 import pytest
 
 from nova import objects
+from nova_scoped_policies.db import records
 from nova_scoped_policies import policy
 from nova_scoped_policies.scheduler import request_builder as builder
 
@@ -63,7 +64,9 @@ def test_untargeted_hint_needs_a_group():
 
 def test_members_to_locate_keep_order_once_each():
     spec = _spec(members=('a', 'b'))
-    assert builder.members_to_locate(spec, ['b', 'c'], ['c', 'd']) == [
+    stored = records.GroupRecord('g', 'p', policy.PolicyDocument(),
+                                 members=('c', 'd'))
+    assert builder.members_to_locate(spec, ['b', 'c'], stored) == [
         'a', 'b', 'c', 'd']
 
 

@@ -1,0 +1,172 @@
+"""``/repairs``: plan the fewest moves that end every hard violation of a
+server group, a stack or (admins) every group and stack, and carry a plan
+out through Nova.
+
+``POST /repairs`` reads the cloud (:mod:`nova_scoped_policies.api.repairs`)
+and plans (:func:`nova_scoped_policies.repair.planner.plan`); tenants see
+hosts as surrogates. ``POST /repairs/apply`` (admins) refuses a plan
+whose world changed before any move: the targets' policies, servers and
+hosts must be those the plan was made on (its ``fingerprint``), and the
+moves must still fit and add no violation on a fresh read of capacity.
+It then live-migrates, each move checked by nova-scheduler, at most
+``max_parallel`` at once (moves touching different hosts and targets
+only), and stops at the first failure, saying what was done. The answer
+carries the fingerprint of the world after the moves, for the next part
+of the plan.
+"""
+
+import concurrent.futures
+
+import webob
+
+from nova_scoped_policies.api import microversion
+from nova_scoped_policies.api import moves as moves_mod
+from nova_scoped_policies.api.policies import repairs as rules
+from nova_scoped_policies.api.policies import scopes as scope_rules
+from nova_scoped_policies.api import repairs
+from nova_scoped_policies.api.schemas import repairs as schemas
+from nova_scoped_policies.api import util
+from nova_scoped_policies.api import visibility
+from nova_scoped_policies.repair import planner
+from nova_scoped_policies.stacks import solver
+
+VERSION = '1.2'
+
+
+def _begin(req: webob.Request, schema: dict):
+    if not microversion.require(req.environ, VERSION):
+        raise webob.exc.HTTPNotFound(
+            explanation='The resource could not be found.')
+    context, service = util.env(req)
+    data = util.extract_json(req, schema)['repair']
+    return context, service, data, repairs.Asked.of(data)
+
+
+def _move(move: planner.Move, read: repairs.Read) -> dict:
+    found = {'server': move.server, 'from': read.host(move.source),
+             'to': read.host(move.destination)}
+    name = read.names.get(move.server)
+    if name and name != move.server:
+        found['name'] = name
+    if move.temporary:
+        found['temporary'] = True
+    return found
+
+
+def plan_repair(req: webob.Request) -> webob.Response:
+    context, service, data, asked = _begin(req, schemas.PLAN)
+    context.can(rules.PLAN_ALL if asked.kind == repairs.ALL else rules.PLAN)
+    admin = context.can(scope_rules.REAL_IDS, fatal=False)
+    read = repairs.read(service, asked, context.project_id, admin)
+    time_limit = service.conf.scoped_policies_api.repair_time_limit
+    try:
+        found = planner.plan(read.problem, time_limit)
+    except solver.SolverUnavailable as exc:
+        raise webob.exc.HTTPNotImplemented(explanation=str(exc))
+    shown = repairs.viewed(read, visibility.viewer(req))
+    body = {
+        'status': found.status,
+        'moves': [_move(m, shown) for m in found.moves],
+        'reason': _reason(found.reason, read, shown),
+        'violations': list(planner.violations(shown.problem)),
+        'seconds': round(found.seconds, 3),
+        'fingerprint': repairs.fingerprint(read.problem),
+    }
+    body.update({k: v for k, v in data.items()})
+    return util.json_response(req, {'repair': body})
+
+
+def _reason(reason: str, read: repairs.Read, shown: repairs.Read) -> str:
+    """The planner's reason in the reader's identifiers: the hosts it may
+    name are replaced by what the reader sees of them."""
+    if shown is read:
+        return reason
+    for host in read.problem.hosts:
+        reason = reason.replace(host.name, shown.host(host.name))
+    return reason
+
+
+def _waves(moves, problem: planner.Problem, most: int):
+    """The moves in order, in waves of at most ``most`` that touch
+    different hosts and different targets (run together, their order
+    does not matter)."""
+    target_of = {s: t.id for t in problem.targets for s in t.servers}
+    wave, hosts, targets = [], set(), set()
+    for move in moves:
+        touched = {move.source, move.destination}
+        target = target_of.get(move.server)
+        if wave and (len(wave) >= most or touched & hosts
+                     or target in targets):
+            yield wave
+            wave, hosts, targets = [], set(), set()
+        wave.append(move)
+        hosts |= touched
+        targets.add(target)
+    if wave:
+        yield wave
+
+
+def _carry(mover: moves_mod.NovaMoves, move: planner.Move,
+           timeout: float) -> moves_mod.Outcome:
+    try:
+        mover.start(move.server, move.destination)
+        return mover.wait(move.server, move.destination, timeout)
+    except moves_mod.MoveError as exc:
+        return moves_mod.Outcome(False, move.source, str(exc))
+
+
+def apply_repair(req: webob.Request) -> webob.Response:
+    context, service, data, asked = _begin(req, schemas.APPLY)
+    context.can(rules.APPLY)
+    options = service.conf.scoped_policies_api
+    most = min(data.get('max_parallel', 1), options.repair_max_parallel)
+    if service.nova is None:
+        raise webob.exc.HTTPNotImplemented(
+            explanation='[nova] is not configured: this service cannot '
+            'live-migrate servers')
+    read = repairs.read(service, asked, context.project_id, True)
+    if repairs.fingerprint(read.problem) != data['fingerprint']:
+        raise _changed('the policies, servers or hosts of the targets '
+                       'changed since the plan was made')
+    moves = [planner.Move(m['server'], m['from'], m['to'],
+                          bool(m.get('temporary')))
+             for m in data['moves']]
+    problem = read.problem
+    why = planner.replay(problem, moves)
+    if why is not None:
+        raise _changed(why)
+    mover = moves_mod.NovaMoves(service.nova.adapter)
+    done, failed = [], None
+    left = list(moves)
+    with concurrent.futures.ThreadPoolExecutor(most) as pool:
+        for wave in _waves(moves, problem, most):
+            outcomes = list(pool.map(
+                lambda m: _carry(mover, m, options.repair_move_timeout),
+                wave))
+            for move, outcome in zip(wave, outcomes):
+                left.remove(move)
+                if outcome.ok:
+                    done.append(move)
+                elif failed is None:
+                    failed = {'move': _move(move, read),
+                              'reason': outcome.reason[:300],
+                              'host': outcome.host}
+            if failed is not None:
+                break
+    after = repairs.read(service, asked, context.project_id, True)
+    return util.json_response(req, {'repair': {
+        'status': 'stopped' if failed else 'applied',
+        'done': [_move(m, read) for m in done],
+        'failed': failed,
+        'left': [_move(m, read) for m in left],
+        'violations': list(planner.violations(after.problem)),
+        'fingerprint': repairs.fingerprint(after.problem),
+    }})
+
+
+def _changed(why: str) -> webob.exc.HTTPConflict:
+    exc = webob.exc.HTTPConflict(
+        explanation=f'the plan no longer fits the cloud ({why}); nothing '
+        'was moved: plan again')
+    exc.error_code = 'scoped_policies.repair_outdated'
+    return exc

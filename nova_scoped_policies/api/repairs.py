@@ -1,0 +1,318 @@
+"""What a repair plan reads, and the plan as one caller may see it.
+
+* The targets: a server group's stored policies over its members (those
+  added through the store and, with ``[nova]``, Nova's own), a stack's
+  clauses over the instances booted for its servers, or every group and
+  stack (admins).
+* The servers: their host and what they use, from their allocations in
+  Placement (consumer = instance).
+* The hosts: every host that could take one of those servers (one ``GET
+  /allocation_candidates`` per distinct flavor, whose provider summaries
+  give capacity, usage and traits) and the hosts the servers run on.
+* The topology: the stored scopes the targets name, with their hosts.
+
+:func:`fingerprint` sums up what a plan depends on besides capacity (the
+targets' policies, their servers and where they run); an apply rechecks
+it and replays the plan on a fresh read of capacity before any move.
+"""
+
+import dataclasses
+import hashlib
+import typing
+
+from oslo_serialization import jsonutils
+import webob.exc
+
+from nova_scoped_policies.api import hosts as hosts_mod
+from nova_scoped_policies.api import visibility
+from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.repair import planner
+from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks import service as stack_service
+from nova_scoped_policies.stacks.world import World
+from nova_scoped_policies import topology as topo
+
+CANDIDATES_VERSION = '1.29'   # summaries with traits and root providers
+ALL = 'all'
+GROUP = 'server_group'
+STACK = 'stack'
+
+
+@dataclasses.dataclass(frozen=True)
+class Asked:
+    """What a caller asks to repair.
+
+    :param kind: ``server_group``, ``stack`` or ``all``.
+    :param id: the group's or stack's uuid (None for all).
+    """
+
+    kind: str
+    id: typing.Optional[str] = None
+
+    @classmethod
+    def of(cls, body: typing.Mapping[str, typing.Any]) -> 'Asked':
+        for kind in (GROUP, STACK):
+            if kind in body:
+                return cls(kind, str(body[kind]))
+        return cls(ALL)
+
+
+@dataclasses.dataclass(frozen=True)
+class Read:
+    """The world a plan reads.
+
+    :param problem: the planner's problem.
+    :param owners: target id -> its project.
+    :param names: server id -> how its target names it (a stack's server
+        name, else the instance uuid).
+    :param host: real host name -> what the reader sees of it.
+    """
+
+    problem: planner.Problem
+    owners: typing.Mapping[str, str]
+    names: typing.Mapping[str, str]
+    host: typing.Callable[[str], str] = str
+
+
+def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
+    return webob.exc.HTTPServiceUnavailable(
+        explanation=f'cannot {what}: Placement answered {exc}')
+
+
+def _missing(asked: Asked) -> webob.exc.HTTPNotFound:
+    what = 'server group' if asked.kind == GROUP else 'stack decision'
+    return webob.exc.HTTPNotFound(explanation=f'{what} {asked.id} not found')
+
+
+def _group_members(service, record) -> typing.List[str]:
+    members = list(record.members)
+    if service.nova is not None:
+        members += [m for m in service.nova.members(record.uuid)
+                    if m not in members]
+    excluded = set(getattr(record, 'excluded', ()) or ())
+    return [m for m in members if m not in excluded]
+
+
+def _targets(service, asked: Asked, project: str, admin: bool,
+             topology: topo.Topology):
+    """[(target, owner, server id -> name)] the caller may repair.
+
+    :raises webob.exc.HTTPNotFound: no such group or stack of the
+        caller's (another project's is answered as missing).
+    """
+    found = []
+    groups, stacks = [], []
+    store = stack_db.StackStore(service.store)
+    if asked.kind == GROUP:
+        try:
+            groups = [service.store.get_group(asked.id)]
+        except store_api.NotFound:
+            raise _missing(asked)
+    elif asked.kind == STACK:
+        try:
+            stacks = [store.get(asked.id)]
+        except store_api.NotFound:
+            raise _missing(asked)
+    else:
+        groups = service.store.list_groups()
+        stacks = store.list()
+    for record in groups:
+        if record.project_id != project and not admin:
+            raise _missing(asked)
+        members = _group_members(service, record)
+        found.append((planner.Target.group(record.uuid, record.document,
+                                           members),
+                      record.project_id, {m: m for m in members}))
+    for record in stacks:
+        if record.project_id != project and not admin:
+            raise _missing(asked)
+        stack = model.with_real_ids(model.parse(record.document), topology,
+                                    record.project_id)
+        instances = {name: s.instance_uuid
+                     for name, s in record.servers.items()
+                     if s.state == stack_db.BOOTED and s.instance_uuid}
+        servers, server_groups = _ends(service, stack)
+        found.append((planner.Target.stack(
+            record.id, stack, World((), topology, servers, server_groups),
+            instances), record.project_id,
+            {u: n for n, u in instances.items()}))
+    return found
+
+
+def _ends(service, stack: model.Stack):
+    """Where the existing servers and groups of the stack's
+    relationships are."""
+    servers: typing.Dict[str, typing.Optional[str]] = {}
+    groups: typing.Dict[str, typing.Tuple[str, ...]] = {}
+    for rel in stack.relationships:
+        end = rel.target
+        if not isinstance(end, model.Existing):
+            continue
+        if end.kind == 'server':
+            servers[end.uuid] = hosts_mod.member_placements(
+                service.placement, [end.uuid]).hosts.get(end.uuid)
+            continue
+        try:
+            members = _group_members(service,
+                                     service.store.get_group(end.uuid))
+        except store_api.NotFound:
+            members = (service.nova.members(end.uuid)
+                       if service.nova is not None else [])
+        where = hosts_mod.member_placements(service.placement, members)
+        groups[end.uuid] = tuple(h for h in where.hosts.values() if h)
+    return servers, groups
+
+
+def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
+             names: typing.Mapping[str, str]
+             ) -> typing.Dict[str, planner.Server]:
+    """The servers that run: host and resources from their allocations
+    (on the compute node, root provider of the tree)."""
+    found = {}
+    for sid in sorted(set(ids)):
+        data = placement.get_allocations(sid)['allocations']
+        if not data:
+            continue
+        resources: typing.Dict[str, int] = {}
+        host = None
+        for rp_uuid in sorted(data):
+            host = host or names.get(rp_uuid)
+            for rc, n in data[rp_uuid]['resources'].items():
+                resources[rc] = resources.get(rc, 0) + n
+        if host is not None:
+            found[sid] = planner.Server(sid, host, resources)
+    return found
+
+
+def _hosts(placement: pc.PlacementClient,
+           servers: typing.Iterable[planner.Server],
+           providers: typing.Mapping[str, dict]
+           ) -> typing.Tuple[planner.Host, ...]:
+    """Every host that could take one of the servers, and theirs."""
+    found: typing.Dict[str, planner.Host] = {}
+    by_name = {p['name']: p for p in providers.values()}
+    flavors = {tuple(sorted(s.resources.items())) for s in servers}
+    for flavor in sorted(flavors):
+        query = ','.join(f'{rc}:{n}' for rc, n in flavor if n)
+        if not query:
+            continue
+        data = placement.request(
+            'GET', f'/allocation_candidates?resources={query}',
+            version=CANDIDATES_VERSION).json()
+        for rp, summary in data['provider_summaries'].items():
+            if summary.get('root_provider_uuid', rp) != rp:
+                continue
+            name = providers.get(rp, {}).get('name', rp)
+            if name in found:
+                continue
+            # the summaries' capacity is (total - reserved) x ratio
+            free = {rc: stack_service.free_capacity(r['capacity'],
+                                                    r['used'])
+                    for rc, r in summary['resources'].items()}
+            found[name] = planner.Host(name, free, frozenset(
+                summary.get('traits', ())), rp)
+    for server in servers:
+        if server.host in found or server.host not in by_name:
+            continue
+        rp = by_name[server.host]['uuid']
+        inventories = placement.request(
+            'GET', f'/resource_providers/{rp}/inventories'
+        ).json()['inventories']
+        usages = placement.request(
+            'GET', f'/resource_providers/{rp}/usages').json()['usages']
+        free = {rc: stack_service.free_capacity(
+            inv['total'], usages.get(rc, 0), inv.get('reserved', 0),
+            inv.get('allocation_ratio', 1.0))
+            for rc, inv in inventories.items()}
+        traits = placement.request(
+            'GET', f'/resource_providers/{rp}/traits').json()['traits']
+        found[server.host] = planner.Host(server.host, free,
+                                          frozenset(traits), rp)
+    return tuple(found[n] for n in sorted(found))
+
+
+def _topology(service, scopes: typing.AbstractSet[str]) -> topo.Topology:
+    records = service.store.list_scopes()
+    by_aggregate = {}
+    for record in records:
+        if record.name in scopes:
+            for aggregate in record.aggregates:
+                by_aggregate[aggregate] = hosts_mod.hosts_in(
+                    service.placement, [aggregate])
+    return topo.from_scope_records(records, by_aggregate)
+
+
+def read(service, asked: Asked, project: str, admin: bool) -> Read:
+    """The world a plan for ``asked`` reads, for a caller of ``project``.
+
+    :raises webob.exc.HTTPNotFound: no such target of the caller's.
+    :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
+    """
+    try:
+        scopes = {s.name for s in service.store.list_scopes()}
+        topology = _topology(service, scopes)
+        found = _targets(service, asked, project, admin, topology)
+        providers = {p['uuid']: p
+                     for p in service.placement.list_providers()}
+        names = {rp: p['name'] for rp, p in providers.items()}
+        ids = {s for target, _, _ in found for s in target.servers}
+        servers = _servers(service.placement, ids, names)
+        hosts = _hosts(service.placement, servers.values(), providers)
+    except pc.PlacementError as exc:
+        raise _unavailable('read the cloud for a repair', exc)
+    except model.StackError as exc:
+        raise webob.exc.HTTPConflict(
+            explanation=f'a stack cannot be read any more: {exc}')
+    problem = planner.Problem(hosts, servers,
+                              tuple(t for t, _, _ in found), topology)
+    return Read(problem, {t.id: owner for t, owner, _ in found},
+                {sid: name for _, _, names in found
+                 for sid, name in names.items()})
+
+
+def fingerprint(problem: planner.Problem) -> str:
+    """What a plan depends on besides capacity: the targets' documents
+    and servers, and where those servers run."""
+    body = []
+    for target in problem.targets:
+        body.append([target.kind, target.id, [
+            [c.field, [str(p) for p in c.document.policies],
+             sorted(c.document.rules.max_server_per.items()),
+             sorted(c.document.rules.min_domains.items()),
+             [list(p) for p in c.parts], list(c.fixed)]
+            for c in target.clauses]])
+    body.append(sorted((s.id, s.host) for s in problem.servers.values()))
+    return hashlib.sha256(jsonutils.dump_as_bytes(body)).hexdigest()
+
+
+def viewed(read: Read, who: visibility.Viewer) -> Read:
+    """The same world in what ``who`` may see: hosts as surrogates and
+    domains in the viewer's identifiers (as the group audit shows them)
+    for a tenant; unchanged for an admin. Violations computed on it name
+    nothing else."""
+    if who.real:
+        return read
+    problem = read.problem
+    topology = problem.topology
+    shown = visibility.shown_by(who, topology)
+
+    def host(name: str) -> str:
+        return shown(HOST_SCOPE, name)
+    domains = [topo.Domain(d.id, shown(scope, d.id), scope,
+                           frozenset(host(h) for h in d.hosts))
+               for scope in topology.scope_names
+               for d in topology.domains(scope)]
+    view = topo.build([topology.scope(n) for n in topology.scope_names],
+                      domains)
+    servers = {sid: dataclasses.replace(s, host=host(s.host))
+               for sid, s in problem.servers.items()}
+    hosts = tuple(dataclasses.replace(h, name=host(h.name), provider='')
+                  for h in problem.hosts)
+    targets = tuple(dataclasses.replace(t, clauses=tuple(
+        dataclasses.replace(c, fixed=tuple(host(h) for h in c.fixed))
+        for c in t.clauses)) for t in problem.targets)
+    return Read(planner.Problem(hosts, servers, targets, view),
+                read.owners, read.names, host)

@@ -1,0 +1,14 @@
+"""Repair plans: the fewest moves that end every hard violation.
+
+The pure core (no nova, HTTP or CONF)::
+
+    problem = planner.Problem(hosts, servers, targets, topology)
+    plan = planner.plan(problem)       # Plan: ordered moves, or why not
+
+:mod:`.planner` finds the target placement with the joint solver of stacks
+(:func:`nova_scoped_policies.stacks.solver.reassign`: the same model, the
+fewest servers moved) and orders the moves so that each fits the capacity
+the moves before it left and adds no violation; a swap goes through a free
+host. Violations are the policies' own audit verdicts
+(:func:`nova_scoped_policies.stacks.live.violations`).
+"""

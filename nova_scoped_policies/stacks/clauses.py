@@ -1,0 +1,189 @@
+"""A stack's policies as clauses, and the engine's requests they make.
+
+Pure, and free of any solver: the scheduler reads it for every boot and
+move of a stack's servers (:mod:`.live`), the solver to build its model
+and replay its decisions (:mod:`.solver`).
+"""
+
+import dataclasses
+import types
+import typing
+
+from nova_scoped_policies.engine import Engine
+from nova_scoped_policies.engine import Request
+from nova_scoped_policies.engine.plugins import base
+from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks.world import World
+from nova_scoped_policies.topology import Topology
+
+
+@dataclasses.dataclass(frozen=True)
+class Clause:
+    """One document applied to servers of the stack.
+
+    :param document: the policies and rules.
+    :param field: where they come from, for reasons.
+    :param parts: the servers it relates, one tuple per member group (a
+        leaf has one part: the policies apply within it).
+    :param fixed: hosts of existing servers (a relationship's ``to``).
+    :param across: the policies apply only between different parts (and
+        the existing servers), never within one.
+    :param names: the parts' names, for people (the member groups; a
+        relationship's ends).
+    """
+
+    document: PolicyDocument
+    field: str
+    parts: typing.Tuple[typing.Tuple[str, ...], ...]
+    fixed: typing.Tuple[str, ...] = ()
+    across: bool = False
+    names: typing.Tuple[str, ...] = ()
+
+    @property
+    def servers(self) -> typing.Tuple[str, ...]:
+        return tuple(s for part in self.parts for s in part)
+
+    def counts_union(self, scope: str) -> bool:
+        """Whether a limit at ``scope`` counts every server of the clause
+        (a leaf, or an explicit ``max_server_per_<scope>`` on a group of
+        groups) rather than the member groups present."""
+        return (not self.across
+                or scope in self.document.rules.max_server_per)
+
+
+def compile_stack(stack: model.Stack, world: World) -> typing.List[Clause]:
+    """Every leaf, group-of-groups and relationship document as a clause.
+
+    :raises model.StackError: a relationship names an existing server or
+        server group the world does not know.
+    """
+    clauses = []
+    for group in stack.root.walk():
+        if group.document.empty and not group.document.rules.max_server_per:
+            continue
+        if group.leaf:
+            parts: typing.Tuple[typing.Tuple[str, ...], ...] = (
+                tuple(s.name for s in group.servers),)
+            names: typing.Tuple[str, ...] = (group.name,)
+        else:
+            parts = tuple(tuple(s.name for s in m.all_servers())
+                          for m in group.members)
+            names = tuple(m.name for m in group.members)
+        clauses.append(Clause(group.document, group.field, parts,
+                              across=not group.leaf, names=names))
+    for rel in stack.relationships:
+        source = tuple(s.name for s in stack.group(rel.source).all_servers())
+        if isinstance(rel.target, model.Existing):
+            if rel.target.kind == 'server':
+                host = world.servers.get(rel.target.uuid, _MISSING)
+                if host is _MISSING:
+                    raise model.StackError(f'{rel.field}.to.server',
+                                           'no such server')
+                fixed = (host,) if host else ()
+            else:
+                hosts = world.server_groups.get(rel.target.uuid)
+                if hosts is None:
+                    raise model.StackError(f'{rel.field}.to.server_group',
+                                           'no such server group')
+                fixed = tuple(hosts)
+            clauses.append(Clause(rel.document, rel.field, (source,),
+                                  fixed, across=True,
+                                  names=(rel.source, rel.target.kind)))
+        else:
+            target = tuple(
+                s.name for s in stack.group(rel.target).all_servers())
+            clauses.append(Clause(rel.document, rel.field,
+                                  (source, target), across=True,
+                                  names=(rel.source, rel.target)))
+    return clauses
+
+
+_MISSING = object()
+
+
+def structures(clause: Clause) -> typing.List[base.Structure]:
+    """The clause's items as solver records, through their plugins."""
+    rules = clause.document.rules
+    return [plugin.structure(item, rules)
+            for plugin, item in registry.items(clause.document)]
+
+
+def split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:
+    """(items that count the whole clause, items between parts only)."""
+    doc = clause.document
+    if not clause.across:
+        return doc, PolicyDocument()
+    rules = doc.rules
+    union = tuple(p for p in doc.policies if p.scope in rules.max_server_per)
+    pairs = tuple(p for p in doc.policies
+                  if p.scope not in rules.max_server_per)
+    return (PolicyDocument(union, rules, fields=doc.fields,
+                           written=doc.written),
+            PolicyDocument(pairs, dataclasses.replace(
+                rules, max_server_per={}), fields=doc.fields,
+                written=doc.written))
+
+
+def member_requests(clauses: typing.Sequence[Clause], topology: Topology,
+                    placed: typing.Mapping[str, typing.Optional[str]],
+                    name: str,
+                    moving: typing.Mapping[str, typing.Iterable[str]] =
+                    types.MappingProxyType({})) -> typing.List[Request]:
+    """The stack's policies for server ``name`` as the engine's requests,
+    one per document that relates it to other servers: what any server
+    group's request is, so the engine checks and weighs them as it does
+    a group's (no second evaluator).
+
+    For each clause holding ``name``: the items that count the whole
+    clause (a leaf's policies, an explicit ``max_server_per_<scope>`` on a
+    group of groups) with every other server of the clause as members;
+    the items between member groups with the servers of the *other*
+    member groups only; the existing servers of a relationship in both.
+
+    :param clauses: the stack's clauses (:func:`compile_stack`).
+    :param topology: scopes and domains, real ids.
+    :param placed: server name -> its host (None or absent: unplaced).
+        ``name`` itself may be there (a move): it is the request's
+        instance and never counts against itself.
+    :param name: the server being placed.
+    :param moving: server name -> further hosts it occupies while it
+        moves (its destination before its host changes): it counts there
+        too, as the member it will be.
+    """
+    found: typing.List[Request] = []
+    for clause in clauses:
+        part_of = {s: i for i, p in enumerate(clause.parts) for s in p}
+        if name not in part_of:
+            continue
+        union_doc, pair_doc = split(clause)
+        fixed = {f'existing-{i}': h for i, h in enumerate(clause.fixed)}
+        # (member key, host, server): a moving server is also a member on
+        # each further host it holds
+        where = [(n, placed[n], n) for n in part_of if placed.get(n)]
+        where += [(f'{n} -> {h}', h, n) for n in part_of if n != name
+                  for h in moving.get(n, ()) if h]
+        members = {key: host for key, host, _ in where}
+        others = {key: host for key, host, n in where
+                  if n == name or part_of[n] != part_of[name]}
+        for doc, around in ((union_doc, members), (pair_doc, others)):
+            if doc.empty and not doc.rules.max_server_per:
+                continue
+            found.append(Request(doc, topology, {**around, **fixed},
+                                 instance_uuid=name))
+    return found
+
+
+def check_server(clauses: typing.Sequence[Clause], topology: Topology,
+                 placed: typing.Mapping[str, str], name: str, host: str,
+                 engine: typing.Optional[Engine] = None
+                 ) -> typing.List[str]:
+    """The engine's reasons why server ``name`` may not go on ``host``,
+    given the servers of the stack ``placed`` (and the existing servers
+    of the clauses); empty when it may.
+    """
+    engine = engine or Engine()
+    return [r.message for request in member_requests(
+                clauses, topology, placed, name)
+            for r in engine.prepare(request).reasons(host)]

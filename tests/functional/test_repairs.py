@@ -1,0 +1,166 @@
+"""Repair plans in the real nova-scheduler with the real Placement.
+
+A server group spread over hosts (``anti-affinity:host``) is tightened to
+``anti-affinity:rack`` (the update spec allows a violating update): two of
+its three servers share a rack. ``POST /repairs`` plans the fewest moves
+(one), ``POST /repairs/apply`` carries them out through Nova's API (live
+migrations without ``force``: nova-scheduler checks each), and the audit
+is clean after. A plan whose world changed is refused before any move,
+and a boot racing an apply breaks nothing.
+"""
+
+import collections
+import time
+import uuid
+
+import fixtures
+from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import session as ks_session
+
+from nova.scheduler.client import report
+from nova_scoped_policies.api import nova as nova_api
+from tests.functional import base
+from tests.functional import test_stack_boots as stack_boots
+
+ADMIN = stack_boots.ADMIN
+
+
+class RepairTest(stack_boots.StackCloud):
+    RACKS = collections.OrderedDict(
+        (f'rack-{r}', [f'h{r}1', f'h{r}2']) for r in range(1, 4))
+    FLAVOR = 'm1.tiny'
+    VERSION = 'scoped-policies 1.2'
+
+    def nova_client(self):
+        api = self.admin_api
+        adapter = ks_adapter.Adapter(
+            ks_session.Session(), endpoint_override=api.base_url,
+            additional_headers={
+                'X-Auth-User': api.auth_user, 'X-User-Id': api.auth_user,
+                'X-Auth-Project-Id': api.project_id,
+                'X-Roles': ','.join(api.roles)})
+        return nova_api.NovaGroups(adapter)
+
+    def setUp(self):
+        super().setUp()
+        self.group = self.api.post_server_groups(
+            {'name': 'g', 'policy': 'soft-anti-affinity'})
+        self.call('POST', '/os-server-groups', {'server_group': {
+            'id': self.group['id'], 'policies': ['anti-affinity:host']}},
+            expect=200)
+        self.servers = {}
+        for host in ('h11', 'h12', 'h21'):
+            server = self._build_server(
+                name=host, image_uuid=base.IMAGE, flavor_id=self.flavor,
+                networks='none', host=host)
+            created = self.admin_api.post_server(
+                {'server': server,
+                 'os:scheduler_hints': {'group': self.group['id']}})
+            self.servers[host] = self._wait_for_state_change(
+                created, 'ACTIVE', max_retries=base.WAIT_RETRIES)
+        # the tenant tightens the policy: two servers share rack-1
+        self.call('POST', f'/os-server-groups/{self.group["id"]}',
+                  {'server_group': {'policies': ['anti-affinity:rack']}})
+
+    def audit(self):
+        return self.call('GET', f'/os-server-groups/{self.group["id"]}'
+                         '/audit', headers=ADMIN)[
+            'server_group_policy_audit']['violations']
+
+    def racks(self):
+        return collections.Counter(
+            self.rack_of[self.host_of(self.admin_api.get_server(s['id']))]
+            for s in self.servers.values())
+
+    def plan(self, headers=ADMIN):
+        return self.call('POST', '/repairs', {'repair': {
+            'server_group': self.group['id']}}, headers=headers)['repair']
+
+    def test_plan_then_apply_ends_the_violation(self):
+        self.assertEqual(1, len(self.audit()))
+        # the tenant sees the plan with surrogates for hosts
+        mine = self.plan(headers=None)
+        self.assertEqual('repaired', mine['status'])
+        self.assertEqual(1, len(mine['moves']))
+        self.assertNotIn(mine['moves'][0]['to'], self.rack_of)
+        self.assertNotIn('rack-1', ' '.join(mine['violations']))
+        plan = self.plan()
+        (move,) = plan['moves']
+        self.assertIn(move['from'], ('h11', 'h12'))
+        self.assertEqual('rack-3', self.rack_of[move['to']])
+        selected = []
+        real = report.SchedulerReportClient.claim_resources
+
+        def claim(client, ctxt, consumer, *args, **kwargs):
+            selected.append(consumer)
+            return real(client, ctxt, consumer, *args, **kwargs)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova.scheduler.client.report.SchedulerReportClient.'
+            'claim_resources', claim))
+        done = self.call('POST', '/repairs/apply', {'repair': {
+            'server_group': self.group['id'],
+            'fingerprint': plan['fingerprint'],
+            'moves': plan['moves']}}, headers=ADMIN)['repair']
+        self.assertEqual('applied', done['status'], done)
+        self.assertEqual([], done['violations'])
+        self.assertEqual([], self.audit())
+        self.assertEqual({'rack-1': 1, 'rack-2': 1, 'rack-3': 1},
+                         self.racks())
+        # the move went through nova-scheduler (its claim)
+        self.assertEqual([move['server']], selected)
+        # nothing left to do
+        self.assertEqual('nothing to do', self.plan()['status'])
+
+    def test_a_plan_whose_world_changed_is_refused_before_any_move(self):
+        plan = self.plan()
+        # another server of the group moved meanwhile
+        other = self.servers['h21']
+        self._live_migrate(other, api=self.admin_api, host='h22')
+        refused = self.call('POST', '/repairs/apply', {'repair': {
+            'server_group': self.group['id'],
+            'fingerprint': plan['fingerprint'],
+            'moves': plan['moves']}}, headers=ADMIN, expect=409)
+        self.assertIn('nothing was moved', str(refused))
+        self.assertEqual(2, self.racks()['rack-1'])
+
+    def test_tenants_may_plan_but_not_apply_or_see_others(self):
+        plan = self.plan(headers=None)
+        self.call('POST', '/repairs/apply', {'repair': {
+            'server_group': self.group['id'],
+            'fingerprint': plan['fingerprint'],
+            'moves': [dict(m, to='h31') for m in plan['moves']]}},
+            headers=None, expect=403)
+        other = {'X-Project-Id': 'other', 'X-Roles': 'member'}
+        self.call('POST', '/repairs', {'repair': {
+            'server_group': self.group['id']}}, headers=other, expect=404)
+        self.call('POST', '/repairs', {'repair': {
+            'server_group': str(uuid.uuid4())}}, headers=other, expect=404)
+        self.call('POST', '/repairs', {'repair': {}}, headers=None,
+                  expect=403)
+
+    def test_a_boot_racing_an_apply_breaks_nothing(self):
+        plan = self.plan()
+        # a boot into the group is posted while the apply runs: the lock
+        # of the group serialises the scheduler's decisions, and the boot
+        # must not take the rack the move goes to
+        server = self._build_server(name='late', image_uuid=base.IMAGE,
+                                    flavor_id=self.flavor, networks='none')
+        late = self.api.post_server({'server': server, 'os:scheduler_hints':
+                                     {'group': self.group['id']}})
+        done = self.call('POST', '/repairs/apply', {'repair': {
+            'server_group': self.group['id'],
+            'fingerprint': plan['fingerprint'],
+            'moves': plan['moves']}}, headers=ADMIN, expect=None)
+        deadline = time.monotonic() + 60
+        while self.api.get_server(late['id'])['status'] == 'BUILD':
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.2)
+        late = self.admin_api.get_server(late['id'])
+        hosts = {name: self.host_of(self.admin_api.get_server(s['id']))
+                 for name, s in self.servers.items()}
+        racks = collections.Counter(self.rack_of[h] for h in hosts.values())
+        if late['status'] == 'ACTIVE':
+            # the late boot took a rack of its own
+            self.assertNotIn(self.rack_of[self.host_of(late)], racks)
+        if 'repair' in done and done['repair']['status'] == 'applied':
+            self.assertEqual(1, max(racks.values()), hosts)

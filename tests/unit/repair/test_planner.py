@@ -1,0 +1,180 @@
+"""The repair planner: a table of cases (fewest moves, a swap through a
+free host, impossible with the reason, capacity and traits respected),
+each plan checked step by step."""
+
+import collections
+
+import pytest
+
+from nova_scoped_policies.policy import parse_document
+from nova_scoped_policies.repair import planner
+from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks.world import World
+from nova_scoped_policies.topology import Topology
+from nova_scoped_policies.topology.model import Domain
+from nova_scoped_policies.topology.model import Scope
+
+
+def cloud(racks, free=2, traits=None):
+    """``racks``: rack -> host names; every host has ``free`` VCPU left
+    (or ``free[host]``) once the servers are counted."""
+    domains = [Domain(r, r, 'rack', frozenset(hs)) for r, hs in racks.items()]
+    hosts = tuple(planner.Host(h, {'VCPU': free.get(h, 0)
+                                   if isinstance(free, dict) else free},
+                               frozenset((traits or {}).get(h, ())))
+                  for hs in racks.values() for h in hs)
+    return hosts, Topology([Scope('rack')], domains)
+
+
+def servers(where, required=None):
+    return {s: planner.Server(s, h, {'VCPU': 1},
+                              frozenset((required or {}).get(s, ())))
+            for s, h in where.items()}
+
+
+def group(name, policies, members, rules=None):
+    document = {'policies': policies}
+    if rules:
+        document['rules'] = rules
+    return planner.Target.group(name, parse_document(document), members)
+
+
+def replay(problem, plan):
+    """Take the plan's moves one by one: each fits the capacity left and
+    adds no violation; returns where the servers end."""
+    state = planner._State(problem)
+    count = len(state.violations(problem.targets))
+    for move in plan.moves:
+        server = problem.servers[move.server]
+        assert state.placed[move.server] == move.source
+        assert state.fits(server, move.destination), move
+        broken = state.broken(problem.targets)
+        state.move(server, move.destination)
+        now = len(state.violations(problem.targets))
+        assert now <= count and state.broken(problem.targets) <= broken, (
+            move, state.violations(problem.targets))
+        count = now
+    return state
+
+
+RACKS3 = {'rA': ['a1', 'a2'], 'rB': ['b1', 'b2'], 'rC': ['c1', 'c2']}
+
+
+def spread_case():
+    hosts, topology = cloud(RACKS3)
+    where = {'x': 'a1', 'y': 'a2', 'z': 'b1'}
+    return planner.Problem(hosts, servers(where), (
+        group('g', ['anti-affinity:rack'], where),), topology)
+
+
+def swap_case():
+    """A stack of two pairs, each pair in one rack (affinity:rack): p1 and
+    q2 share host hA, p2 and q1 host hB, both full; hC has room for one
+    server. The fewest hosts changed is the swap p1 <-> q1, which needs a
+    detour through hC."""
+    hosts, topology = cloud({'rA': ['hA'], 'rB': ['hB'], 'rC': ['hC']},
+                            free={'hA': 0, 'hB': 0, 'hC': 1})
+    where = {'p1': 'hA', 'p2': 'hB', 'q1': 'hB', 'q2': 'hA'}
+    stack = model.parse({'stack': {'name': 's', 'group': {
+        'name': 'root', 'members': [
+            {'name': 'p', 'policies': ['affinity:rack'], 'servers': {
+                'count': 2, 'flavor': {'resources': {'VCPU': 1}}}},
+            {'name': 'q', 'policies': ['affinity:rack'], 'servers': {
+                'count': 2, 'flavor': {'resources': {'VCPU': 1}}}}]}}})
+    instances = {'p-1': 'p1', 'p-2': 'p2', 'q-1': 'q1', 'q-2': 'q2'}
+    target = planner.Target.stack('s', stack, World((), topology),
+                                  instances)
+    return planner.Problem(hosts, servers(where), (target,), topology)
+
+
+def impossible_case():
+    hosts, topology = cloud({'rA': ['a1', 'a2'], 'rB': ['b1', 'b2']})
+    where = {'x': 'a1', 'y': 'a2', 'z': 'b1'}
+    return planner.Problem(hosts, servers(where), (
+        group('g', ['anti-affinity:rack'], where),), topology)
+
+
+def capacity_case():
+    # rC, the one rack left, has no room
+    hosts, topology = cloud(RACKS3, free={'a1': 2, 'a2': 2, 'b1': 2,
+                                          'b2': 2})
+    where = {'x': 'a1', 'y': 'a2', 'z': 'b1'}
+    return planner.Problem(hosts, servers(where), (
+        group('g', ['anti-affinity:rack'], where),), topology)
+
+
+def traits_case():
+    # only c2 of rack rC has the trait x needs; y can go nowhere else
+    hosts, topology = cloud(RACKS3, traits={'a1': ['CUSTOM_SSD'],
+                                            'a2': ['CUSTOM_A'],
+                                            'c2': ['CUSTOM_SSD']})
+    where = {'x': 'a1', 'y': 'a2', 'z': 'b1'}
+    need = {'x': ['CUSTOM_SSD'], 'y': ['CUSTOM_A']}
+    return planner.Problem(hosts, servers(where, need), (
+        group('g', ['anti-affinity:rack'], where),), topology)
+
+
+def clean_case():
+    hosts, topology = cloud(RACKS3)
+    where = {'x': 'a1', 'y': 'b1', 'z': 'c1'}
+    return planner.Problem(hosts, servers(where), (
+        group('g', ['anti-affinity:rack'], where),), topology)
+
+
+@pytest.mark.parametrize('case, status, moves, temporary, reason', [
+    (spread_case, planner.REPAIRED, 1, 0, ''),
+    (swap_case, planner.REPAIRED, 3, 1, ''),
+    (impossible_case, planner.IMPOSSIBLE, 0, 0,
+     'group g: policies: anti-affinity:rack cannot be met'),
+    (capacity_case, planner.IMPOSSIBLE, 0, 0, 'group g: '),
+    (traits_case, planner.REPAIRED, 1, 0, ''),
+    (clean_case, planner.NOTHING, 0, 0, ''),
+])
+def test_plans(case, status, moves, temporary, reason):
+    problem = case()
+    found = planner.plan(problem)
+    assert found.status == status, found
+    assert len(found.moves) == moves, found.moves
+    assert sum(m.temporary for m in found.moves) == temporary
+    assert found.reason.startswith(reason), found.reason
+    state = replay(problem, found)
+    if status == planner.REPAIRED:
+        assert state.violations(problem.targets) == []
+        assert found.before and not found.after
+    if status == planner.IMPOSSIBLE:
+        assert found.moves == () and found.after == found.before
+
+
+def test_traits_pick_the_host_that_has_them():
+    found = planner.plan(traits_case())
+    assert [(m.server, m.destination) for m in found.moves] == [
+        ('x', 'c2')]
+
+
+def test_the_swap_goes_through_the_free_host():
+    found = planner.plan(swap_case())
+    assert [m.destination for m in found.moves][0] == 'hC'
+    assert found.moves[0].temporary and found.optimal
+
+
+def test_never_more_moves_than_greedy():
+    # five groups of four on six racks of three hosts; two members of
+    # each group share a rack
+    racks = {f'r{r}': [f'r{r}h{i}' for i in range(3)] for r in range(6)}
+    hosts, topology = cloud(racks, free=1)
+    where, targets = {}, []
+    for g in range(5):
+        members = {f'g{g}m{i}': f'r{(g + i) % 6}h{g % 3}'
+                   for i in range(3)}
+        members[f'g{g}m3'] = f'r{g % 6}h{(g + 1) % 3}'
+        where.update(members)
+        targets.append(group(f'g{g}', ['anti-affinity:rack'], members))
+    problem = planner.Problem(hosts, servers(where), tuple(targets),
+                              topology)
+    found = planner.plan(problem)
+    baseline = planner.greedy(problem)
+    assert found.status == planner.REPAIRED
+    assert len(found.moves) <= len(baseline.moves)
+    assert collections.Counter(m.server for m in found.moves).most_common(
+        1)[0][1] == 1
+    replay(problem, found)
