@@ -1,4 +1,4 @@
-"""A group's audit as one caller may see it.
+"""A group's or a stack's audit as one caller may see it.
 
 The violations are computed on the caller's view of the placements, so
 they name hosts and domains only by the identifiers shown; policies keep
@@ -9,11 +9,21 @@ their real identifiers and are named as the group's tenant writes them
 import dataclasses
 import typing
 
+import webob.exc
+
+from nova_scoped_policies.api import hosts as hosts_mod
+from nova_scoped_policies.api import repairs
+from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import records
+from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.engine import audit as audit_mod
+from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies import identifiers
-from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies import policy
+from nova_scoped_policies.stacks import live
+from nova_scoped_policies.stacks import model as stack_model
+from nova_scoped_policies.stacks.world import World
 from nova_scoped_policies import topology as topo
 
 
@@ -45,15 +55,69 @@ def audit(record: records.GroupRecord, who: visibility.Viewer,
     document = identifiers.worded(record.document, topology,
                                   record.project_id)
     shown = visibility.shown_by(who, topology)
-    view_hosts = {m: (shown(HOST_SCOPE, h) if h else None)
-                  for m, h in hosts.items()}
-    domains = []
-    for name in topology.scope_names:
-        for d in topology.domains(name):
-            domains.append(topo.Domain(
-                d.id, shown(name, d.id), name,
-                frozenset(shown(HOST_SCOPE, h) for h in d.hosts)))
-    view = topo.build([topology.scope(n) for n in topology.scope_names],
-                      domains)
+    view, host = visibility.seen_topology(who, topology, shown)
+    view_hosts = {m: (host(h) if h else None) for m, h in hosts.items()}
     return GroupAudit(record, audit_mod.audit(document, view, view_hosts),
                       shown)
+
+
+def where(record: stack_db.StackRecord,
+          booted: typing.Mapping[str, typing.Optional[str]]
+          ) -> typing.Dict[str, typing.Optional[str]]:
+    """server name -> where it is: its instance's host for a booted
+    server, its decided host while held, nowhere once released unbooted
+    (or when its instance is gone).
+
+    :param booted: instance uuid -> its host now.
+    """
+    found: typing.Dict[str, typing.Optional[str]] = {}
+    for name, server in record.servers.items():
+        if server.state == stack_db.HELD:
+            found[name] = server.host
+        elif server.instance_uuid:
+            found[name] = booted.get(server.instance_uuid)
+        else:
+            found[name] = None
+    return found
+
+
+def stack(service, record: stack_db.StackRecord,
+          who: visibility.Viewer) -> live.StackAudit:
+    """A stack's audit for ``who``: each of its documents (a group's
+    policies, the policies across a group of groups, a relationship)
+    with the verdicts of the policies' own plugins, over where its
+    servers are now. Computed on the viewer's view: a tenant's
+    violations name hosts by surrogates and domains by its identifiers.
+
+    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    :raises webob.exc.HTTPConflict: the stack names a scope that is gone.
+    """
+    parsed = stack_model.parse(record.document)
+    try:
+        topology = topologies.with_hosts(service.store, service.placement,
+                                         parsed.scopes)
+        real = stack_model.with_real_ids(parsed, topology,
+                                         record.project_id)
+        servers, groups = repairs.ends(service, real)
+    except (stack_model.StackError, policy.PolicyError) as exc:
+        raise webob.exc.HTTPConflict(
+            explanation=f'the stack cannot be read any more: {exc}')
+    except pc.PlacementError as exc:
+        raise webob.exc.HTTPServiceUnavailable(
+            explanation=f'cannot read the stack\'s hosts: Placement '
+            f'answered {exc}')
+    booted = [s.instance_uuid for s in record.servers.values()
+              if s.instance_uuid and s.state != stack_db.HELD]
+    placed = where(record, hosts_mod.member_placements(
+        service.placement, booted).hosts)
+    view, host = visibility.seen_topology(who, topology)
+
+    def seen(h: typing.Optional[str]) -> typing.Optional[str]:
+        return host(h) if h else None
+    # a tenant's own document is in its identifiers, as the view is
+    document = real if who.real or who.project_id != record.project_id \
+        else parsed
+    return live.audit(document, World(
+        (), view, {u: seen(h) for u, h in servers.items()},
+        {g: tuple(host(h) for h in hs) for g, hs in groups.items()}),
+        {n: seen(h) for n, h in placed.items()})

@@ -59,6 +59,9 @@ ROUTE_DECLARATIONS = {
         'POST': stacks.stacks_route(stacks.stack_action),
     },
     # microversion 1.2
+    '/stacks/{id}/audit': {
+        'GET': stacks.stacks_route(stacks.audit_stack),
+    },
     '/repairs': {
         'POST': repairs.plan_repair,
     },

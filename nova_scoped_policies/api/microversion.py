@@ -11,7 +11,8 @@ HEADER = 'OpenStack-API-Version'
 VERSIONS = [
     '1.0',  # scopes, scoped groups, membership and audit
     '1.1',  # /stacks: joint decisions held under a lease; scope parents
-    '1.2',  # /repairs: plan the fewest moves that end every violation
+    '1.2',  # /repairs (the fewest moves that end every violation);
+    #         stack audit; stack statuses expired and live
 ]
 MIN_VERSION = VERSIONS[0]
 MAX_VERSION = VERSIONS[-1]

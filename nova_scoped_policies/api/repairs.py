@@ -24,11 +24,11 @@ from oslo_serialization import jsonutils
 import webob.exc
 
 from nova_scoped_policies.api import hosts as hosts_mod
+from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import client as pc
-from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import service as stack_service
@@ -134,7 +134,7 @@ def _targets(service, asked: Asked, project: str, admin: bool,
         instances = {name: s.instance_uuid
                      for name, s in record.servers.items()
                      if s.state == stack_db.BOOTED and s.instance_uuid}
-        servers, server_groups = _ends(service, stack)
+        servers, server_groups = ends(service, stack)
         found.append((planner.Target.stack(
             record.id, stack, World((), topology, servers, server_groups),
             instances), record.project_id,
@@ -142,7 +142,7 @@ def _targets(service, asked: Asked, project: str, admin: bool,
     return found
 
 
-def _ends(service, stack: model.Stack):
+def ends(service, stack: model.Stack):
     """Where the existing servers and groups of the stack's
     relationships are."""
     servers: typing.Dict[str, typing.Optional[str]] = {}
@@ -234,17 +234,6 @@ def _hosts(placement: pc.PlacementClient,
     return tuple(found[n] for n in sorted(found))
 
 
-def _topology(service, scopes: typing.AbstractSet[str]) -> topo.Topology:
-    records = service.store.list_scopes()
-    by_aggregate = {}
-    for record in records:
-        if record.name in scopes:
-            for aggregate in record.aggregates:
-                by_aggregate[aggregate] = hosts_mod.hosts_in(
-                    service.placement, [aggregate])
-    return topo.from_scope_records(records, by_aggregate)
-
-
 def read(service, asked: Asked, project: str, admin: bool) -> Read:
     """The world a plan for ``asked`` reads, for a caller of ``project``.
 
@@ -252,8 +241,7 @@ def read(service, asked: Asked, project: str, admin: bool) -> Read:
     :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
     """
     try:
-        scopes = {s.name for s in service.store.list_scopes()}
-        topology = _topology(service, scopes)
+        topology = topologies.with_hosts(service.store, service.placement)
         found = _targets(service, asked, project, admin, topology)
         providers = {p['uuid']: p
                      for p in service.placement.list_providers()}
@@ -296,17 +284,7 @@ def viewed(read: Read, who: visibility.Viewer) -> Read:
     if who.real:
         return read
     problem = read.problem
-    topology = problem.topology
-    shown = visibility.shown_by(who, topology)
-
-    def host(name: str) -> str:
-        return shown(HOST_SCOPE, name)
-    domains = [topo.Domain(d.id, shown(scope, d.id), scope,
-                           frozenset(host(h) for h in d.hosts))
-               for scope in topology.scope_names
-               for d in topology.domains(scope)]
-    view = topo.build([topology.scope(n) for n in topology.scope_names],
-                      domains)
+    view, host = visibility.seen_topology(who, problem.topology)
     servers = {sid: dataclasses.replace(s, host=host(s.host))
                for sid, s in problem.servers.items()}
     hosts = tuple(dataclasses.replace(h, name=host(h.name), provider='')

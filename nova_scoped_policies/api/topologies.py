@@ -3,6 +3,7 @@ that matter to a request (from Placement)."""
 
 import typing
 
+from nova_scoped_policies.api import hosts as hosts_mod
 from nova_scoped_policies import topology as topo
 
 
@@ -27,3 +28,24 @@ def hosts_by_aggregate(aggregates: typing.Mapping[str, typing.Iterable[str]]
         for aggregate in among:
             found.setdefault(aggregate, set()).add(host)
     return found
+
+
+def with_hosts(store, placement,
+               scopes: typing.Optional[typing.AbstractSet[str]] = None
+               ) -> topo.Topology:
+    """The stored scopes with every host of their aggregates (one ``GET
+    /resource_providers?member_of=in:AGG`` per aggregate).
+
+    :param store: the policy store.
+    :param placement: the Placement client.
+    :param scopes: the scopes whose hosts to read (default: all).
+    :raises nova_scoped_policies.placement.client.PlacementError:
+    """
+    records = store.list_scopes()
+    by_aggregate = {}
+    for record in records:
+        if scopes is None or record.name in scopes:
+            for aggregate in record.aggregates:
+                by_aggregate[aggregate] = hosts_mod.hosts_in(placement,
+                                                             [aggregate])
+    return topo.from_scope_records(records, by_aggregate)

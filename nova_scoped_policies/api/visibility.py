@@ -68,3 +68,30 @@ def shown_by(who: Viewer, topology: topo.Topology
             return topology.identifier_for(scope, real, who.project_id)
         return surrogates.setdefault(scope, Surrogates())[real]
     return shown
+
+
+def seen_topology(who: Viewer, topology: topo.Topology,
+                  shown: typing.Optional[
+                      typing.Callable[[str, str], str]] = None
+                  ) -> typing.Tuple[topo.Topology,
+                                    typing.Callable[[str], str]]:
+    """The topology as ``who`` sees it, and host name -> what ``who``
+    sees of it: domains in the viewer's identifiers, hosts as surrogates
+    for a tenant; unchanged for an admin. What is computed on it (an
+    audit's violations) names nothing the viewer may not see.
+
+    :param shown: the response's :func:`shown_by`, when the response
+        shows other things too (one surrogate per host in a response).
+    """
+    if who.real:
+        return topology, str
+    shown = shown or shown_by(who, topology)
+
+    def host(name: str) -> str:
+        return shown(HOST_SCOPE, name)
+    domains = [topo.Domain(d.id, shown(scope, d.id), scope,
+                           frozenset(host(h) for h in d.hosts))
+               for scope in topology.scope_names
+               for d in topology.domains(scope)]
+    return topo.build([topology.scope(n) for n in topology.scope_names],
+                      domains), host

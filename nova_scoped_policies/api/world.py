@@ -21,6 +21,7 @@ from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import records
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks import service as stack_service
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies import topology as topo
 
@@ -51,7 +52,9 @@ def _hosts(placement: pc.PlacementClient, stack: model.Stack
         for rp, summary in data['provider_summaries'].items():
             if summary.get('root_provider_uuid', rp) != rp or rp in found:
                 continue
-            free = {rc: r['capacity'] - r['used']
+            # the summaries' capacity is (total - reserved) x ratio
+            free = {rc: stack_service.free_capacity(r['capacity'],
+                                                    r['used'])
                     for rc, r in summary['resources'].items()}
             found[rp] = solver.HostState(names.get(rp, rp), rp, free,
                                          frozenset(summary.get('traits',

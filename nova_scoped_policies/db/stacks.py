@@ -19,6 +19,8 @@ BOOTED = 'booted'
 RELEASED = 'released'
 RESERVED = 'reserved'
 CONFIRMED = 'confirmed'
+EXPIRED = 'expired'
+LIVE = 'live'
 
 
 @dataclasses.dataclass
@@ -51,7 +53,9 @@ class StackRecord:
     :param name: the stack's name.
     :param project_id: the tenant.
     :param user_id: the user who decided.
-    :param status: reserved or confirmed.
+    :param status: as stored: reserved, confirmed, or expired (the lease
+        ran out while servers were held; the reaper released them). See
+        :attr:`phase` for what a reader is told.
     :param lease_seconds: the lease's length.
     :param expires_at: end of the lease (UTC, naive in the database).
     :param seconds: how long the decision took.
@@ -69,6 +73,23 @@ class StackRecord:
     seconds: float
     document: dict
     servers: typing.Dict[str, StackServer]
+
+    @property
+    def phase(self) -> str:
+        """Where the decision is in its life (stack-document.md):
+        ``reserved`` while servers are held under the lease, ``expired``
+        when the lease ran out before every server was booted or the
+        decision confirmed (what was held is released), ``live`` once
+        servers were booted and none is held any more (their policies hold
+        until the stack is deleted), ``confirmed`` when confirmed with no
+        server booted."""
+        if self.status == EXPIRED:
+            return EXPIRED
+        if self.held:
+            return RESERVED
+        if any(s.state == BOOTED for s in self.servers.values()):
+            return LIVE
+        return self.status
 
     @property
     def held(self) -> typing.Dict[str, str]:
@@ -202,20 +223,6 @@ class StackStore:
                 server.instance_uuid = instance_uuid
             session.flush()
             return _record(row)
-
-    def of_instance(self, instance_uuid: str
-                    ) -> typing.Optional[typing.Tuple[StackRecord, str]]:
-        """(the decision, the server's name) an instance was booted
-        for, or None."""
-        with self._store._reader() as session:
-            found = session.scalars(sa.select(
-                models.ScopedStackServer).where(
-                models.ScopedStackServer.instance_uuid == instance_uuid)
-            ).first()
-            if found is None:
-                return None
-            row = session.get(models.ScopedStack, found.stack_id)
-            return _record(row), found.name
 
     def expired(self, now: datetime.datetime) -> typing.List[StackRecord]:
         """Decisions whose lease ran out and that still hold servers."""

@@ -43,10 +43,11 @@ class HaStack(stack_boots.StackCloud):
         (f'rack-{r}', [f'h{r}{i}' for i in range(1, 4)])
         for r in range(1, 4))
     FLAVOR = 'm1.tiny'
+    VERSION = 'scoped-policies 1.2'
 
     def setUp(self):
         super().setUp()
-        decision = self.decide(HA)
+        self.decision = decision = self.decide(HA)
         self.servers = {name: self.boot(decision['hints'][name], name=name)
                         for name in NAMES}
         for name, server in self.servers.items():
@@ -75,8 +76,15 @@ class HaStack(stack_boots.StackCloud):
             found.append('c1 and c2 share a rack')
         return found
 
+    def audit(self):
+        """The policy API's audit of the stack (the tenant's view)."""
+        return self.call('GET', f'/stacks/{self.decision["id"]}/audit')[
+            'stack_audit']
+
     def assertKept(self):
         self.assertEqual([], self.broken(), self.hosts())
+        audit = self.audit()
+        self.assertEqual('ok', audit['status'], audit)
 
     def free_host(self, cluster):
         """The one host of the cluster's rack its servers leave free."""
@@ -168,6 +176,33 @@ class StackLifetimeTest(HaStack):
         self._wait_for_state_change(server, 'ACTIVE')
         self.assertKept()
 
+    def test_unshelve_keeps_every_policy(self):
+        self._shelve_server(self.servers['c1-1'])
+        server = self._unshelve_server(self.servers['c1-1'])
+        self.assertKept()
+        # to a named host (2.91) in the other cluster's rack: refused, the
+        # server stays offloaded
+        self._shelve_server(server)
+        self.admin_api.microversion = '2.91'
+        self.admin_api.post_server_action(
+            server['id'], {'unshelve': {'host': self.other_rack_host('c1')}})
+        server = self._wait_for_server_parameter(
+            server, {'status': 'SHELVED_OFFLOADED',
+                     'OS-EXT-STS:task_state': None})
+        self.assertIsNone(self.host_of(server))
+        newest = self.admin_api.get_instance_actions(server['id'])[0]
+        self.assertEqual(('unshelve', 'Error'),
+                         (newest['action'], newest['message']))
+        # to a named legal host (c1's rack, not c1-2's host): it goes there
+        beside = self.hosts()['c1-2']
+        legal = next(h for h in self.RACKS[self.rack_of[beside]]
+                     if h != beside)
+        self.admin_api.post_server_action(
+            server['id'], {'unshelve': {'host': legal}})
+        server = self._wait_for_state_change(server, 'ACTIVE')
+        self.assertEqual(legal, self.host_of(server))
+        self.assertKept()
+
     def test_a_move_no_host_allows_fails_with_the_reason(self):
         # the one legal host of c1's rack leaves the rack: c1-1 has no
         # legal host left
@@ -209,6 +244,16 @@ class StackPoliciesOffTest(HaStack):
         self.assertEqual(target, self.host_of(server))
         self.assertIn('c1 and c2 share a rack', self.broken())
         self.assertIn('c1 spans racks', ' '.join(self.broken()))
+        # the audit of the stack sees both, in the tenant's words
+        audit = self.audit()
+        self.assertEqual('violated', audit['status'])
+        self.assertEqual(
+            [('stack.group', 'across', 'violated'),
+             ('stack.group.members[0]', 'group', 'violated'),
+             ('stack.group.members[1]', 'group', 'ok')],
+            [(p['field'], p['kind'], p['status'])
+             for p in audit['policies']], audit)
+        self.assertNotIn(target, str(audit))
 
 
 SPREAD = {'stack': {'name': 'spread', 'group': {

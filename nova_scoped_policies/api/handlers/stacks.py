@@ -1,21 +1,25 @@
 """``/stacks`` (microversion 1.1): one joint decision for a whole stack,
 held in Placement under a lease (shared/contracts/stack-document.md).
 
-POST decides (:func:`nova_scoped_policies.stacks.solver.decide`) over what
-Placement says is free, holds the decision in one atomic ``POST
-/allocations`` (:mod:`nova_scoped_policies.placement.holds`) and only then
-records it; a 409 from Placement means the capacity moved meanwhile: the
-service decides once more, then answers 409. Expired leases are released
-by the reaper (:func:`reap`), which also runs before each ``/stacks``
-request.
+POST decides, holds and records through the one stacks service
+(:func:`nova_scoped_policies.stacks.service.decide_and_hold`, with the
+adapters of :mod:`nova_scoped_policies.api.decisions`): one joint decision
+over what Placement says is free, held in one atomic ``POST /allocations``
+and only then recorded; a 409 from Placement means the capacity moved
+meanwhile: the service decides once more, then answers 409. Expired
+leases are released by the reaper (:func:`reap`), which also runs before
+each ``/stacks`` request. Microversion 1.2 tells a decision's phase
+(``reserved``, ``expired``, ``live``, ``confirmed``) and audits a stack
+(``GET /stacks/{id}/audit``).
 """
 
 import datetime
 import logging
-import uuid as uuidlib
 
 import webob
 
+from nova_scoped_policies.api import audit
+from nova_scoped_policies.api import decisions
 from nova_scoped_policies.api import microversion
 from nova_scoped_policies.api.policies import scopes as scope_rules
 from nova_scoped_policies.api.policies import stacks as rules
@@ -23,16 +27,18 @@ from nova_scoped_policies.api.schemas import stacks as schemas
 from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import visibility
-from nova_scoped_policies.api import world as world_mod
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
 from nova_scoped_policies import policy
 from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks import service as stack_service
 from nova_scoped_policies.stacks import solver
 
 LOG = logging.getLogger(__name__)
 VERSION = '1.1'
+PHASES_VERSION = '1.2'
+"""Statuses ``expired`` and ``live``, and ``GET /stacks/{id}/audit``."""
 
 
 def _now() -> datetime.datetime:
@@ -83,8 +89,8 @@ def reap(service, store: stack_db.StackStore) -> int:
             LOG.warning('Stack %s: lease expired, holds not released yet: '
                         '%s', record.id, exc.explanation)
             continue
-        store.update(record.id, servers=names, state=stack_db.RELEASED,
-                     only_from=stack_db.HELD)
+        store.update(record.id, status=stack_db.EXPIRED, servers=names,
+                     state=stack_db.RELEASED, only_from=stack_db.HELD)
         LOG.info('Stack %s: lease expired, released %d holds', record.id,
                  len(names))
         done += 1
@@ -105,11 +111,22 @@ def _record(req, action: str) -> stack_db.StackRecord:
     return record
 
 
-def _view(record: stack_db.StackRecord, who: visibility.Viewer) -> dict:
+def _status(record: stack_db.StackRecord, req) -> str:
+    """The decision's phase (:attr:`~.StackRecord.phase`); before
+    microversion 1.2, only ``reserved`` and ``confirmed`` as then."""
+    phase = record.phase
+    if microversion.require(req.environ, PHASES_VERSION):
+        return phase
+    return stack_db.CONFIRMED if record.status == stack_db.CONFIRMED \
+        else stack_db.RESERVED
+
+
+def _view(record: stack_db.StackRecord, who: visibility.Viewer,
+          req) -> dict:
     shown = visibility.Surrogates()
     return {
         'id': record.id, 'name': record.name,
-        'project_id': record.project_id, 'status': record.status,
+        'project_id': record.project_id, 'status': _status(record, req),
         'lease_seconds': record.lease_seconds,
         'expires_at': record.expires_at.isoformat(),
         'seconds': round(record.seconds, 3),
@@ -126,7 +143,7 @@ def _view(record: stack_db.StackRecord, who: visibility.Viewer) -> dict:
 
 def _render(req, record, status=200) -> webob.Response:
     return util.json_response(req, {'stack': _view(
-        record, visibility.viewer(req))}, status=status)
+        record, visibility.viewer(req), req)}, status=status)
 
 
 def _infeasible(reason: str) -> webob.exc.HTTPConflict:
@@ -134,41 +151,6 @@ def _infeasible(reason: str) -> webob.exc.HTTPConflict:
         explanation=f'the stack does not fit: {reason}')
     exc.error_code = 'scoped_policies.stack_infeasible'
     return exc
-
-
-def _decide(service, stack, project, user, admin):
-    """(decision, world, hold): decided and held, one retry on a 409."""
-    time_limit = service.conf.scoped_policies_api.stack_time_limit
-    for attempt in (1, 2):
-        world = world_mod.build(service, stack, project, admin)
-        try:
-            decision = solver.decide(stack, world, time_limit)
-        except model.StackError as exc:
-            raise webob.exc.HTTPBadRequest(explanation=str(exc))
-        except solver.SolverUnavailable as exc:
-            raise webob.exc.HTTPNotImplemented(explanation=str(exc))
-        if not decision.feasible:
-            raise _infeasible(decision.reason)
-        providers = {h.name: h.provider for h in world.hosts}
-        by_name = {s.name: s for s in stack.servers}
-        try:
-            held = holds.hold(
-                service.placement,
-                {name: (providers[host],
-                        {rc: n for rc, n in
-                         by_name[name].flavor.resources.items() if n})
-                 for name, host in decision.assignments.items()},
-                project, user, stack.lease_seconds)
-            return decision, world, held
-        except holds.RedecideError:
-            LOG.info('Stack %s: Placement refused the hold (attempt %d); '
-                     'deciding again', stack.name, attempt)
-        except pc.PlacementError as exc:
-            raise webob.exc.HTTPServiceUnavailable(
-                explanation=f'cannot hold the decision: Placement answered '
-                f'{exc}')
-    raise _infeasible('the capacity it needs was taken while deciding, '
-                      'twice; try again')
 
 
 def create_stack(req: webob.Request) -> webob.Response:
@@ -186,24 +168,19 @@ def create_stack(req: webob.Request) -> webob.Response:
         stack = model.with_real_ids(stack, topology, project)
     except policy.PolicyError as exc:
         raise util.bad_policy(exc)
-    decision, world, held = _decide(service, stack, project, user, admin)
-    providers = {h.name: h.provider for h in world.hosts}
-    record = stack_db.StackRecord(
-        str(uuidlib.uuid4()), stack.name, project, user,
-        stack_db.RESERVED, stack.lease_seconds, held.expires_at,
-        decision.seconds, data,
-        {s.name: stack_db.StackServer(
-            s.name, decision.assignments[s.name],
-            providers[decision.assignments[s.name]],
-            {rc: n for rc, n in s.flavor.resources.items() if n},
-            held.consumers[s.name]) for s in stack.servers})
     try:
-        record = store.create(record)
-    except Exception:
-        # nothing half-written: no record, no hold
-        holds.release(service.placement, held)
-        raise
-    return _render(req, record, status=201)
+        outcome = stack_service.decide_and_hold(
+            stack, decisions.Source(service, project, admin),
+            decisions.Holder(service.placement, project, user),
+            decisions.Recorder(store, data, project, user),
+            service.conf.scoped_policies_api.stack_time_limit)
+    except model.StackError as exc:
+        raise webob.exc.HTTPBadRequest(explanation=str(exc))
+    except solver.SolverUnavailable as exc:
+        raise webob.exc.HTTPNotImplemented(explanation=str(exc))
+    except stack_service.Infeasible as exc:
+        raise _infeasible(exc.reason)
+    return _render(req, outcome.record, status=201)
 
 
 def list_stacks(req: webob.Request) -> webob.Response:
@@ -214,7 +191,7 @@ def list_stacks(req: webob.Request) -> webob.Response:
         context.can(rules.LIST_ALL)
     who = visibility.viewer(req)
     records = store.list(None if everyone else context.project_id)
-    return util.json_response(req, {'stacks': [_view(r, who)
+    return util.json_response(req, {'stacks': [_view(r, who, req)
                                                for r in records]})
 
 
@@ -256,6 +233,19 @@ def stack_action(req: webob.Request) -> webob.Response:
         record = store.boot(record.id, name,
                             data['boot_member'].get('instance_uuid'))
     return _render(req, record)
+
+
+def audit_stack(req: webob.Request) -> webob.Response:
+    """``GET /stacks/{id}/audit`` (microversion 1.2): each policy and
+    relationship of the stack with its status and violations."""
+    if not microversion.require(req.environ, PHASES_VERSION):
+        raise webob.exc.HTTPNotFound(
+            explanation='The resource could not be found.')
+    context, service, store = req.environ['nsp.stacks']
+    record = _record(req, rules.AUDIT)
+    found = audit.stack(service, record, visibility.viewer(req))
+    return util.json_response(req, {'stack_audit': dict(
+        found.to_dict(), stack_id=record.id)})
 
 
 def stacks_route(handler):

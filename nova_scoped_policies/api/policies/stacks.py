@@ -13,6 +13,7 @@ RENEW = PREFIX % 'renew'
 CONFIRM = PREFIX % 'confirm'
 DELETE = PREFIX % 'delete'
 BOOT_MEMBER = PREFIX % 'boot_member'
+AUDIT = PREFIX % 'audit'
 
 _PATH = '/stacks'
 _ONE = _PATH + '/{id}'
@@ -40,6 +41,10 @@ rules = [
         'scheduler boots it on its decided host (the scheduler\'s '
         'credentials).',
         [{'method': 'POST', 'path': _ONE + '/action (boot_member)'}]),
+    policy.DocumentedRuleDefault(
+        AUDIT, base.ADMIN_OR_OWNER, 'Audit a stack: each of its policies '
+        'and relationships against where its servers are (microversion '
+        '1.2).', [{'method': 'GET', 'path': _ONE + '/audit'}]),
     policy.DocumentedRuleDefault(
         DELETE, base.ADMIN_OR_OWNER, 'Release every hold and forget the '
         'decision.', [{'method': 'DELETE', 'path': _ONE}]),

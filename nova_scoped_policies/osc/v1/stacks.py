@@ -1,5 +1,6 @@
 """``openstack scoped policy stack create|list|show|renew|confirm|delete|
-boot member``: joint decisions for stacks (policy API 1.1).
+boot member|audit``: joint decisions for stacks (policy API 1.1; the audit
+and the phases ``expired`` and ``live`` 1.2).
 
 A stack document (shared/contracts/stack-document.md) is read from a JSON
 or YAML file; ``{"stack": {...}}`` or the inner mapping alone.
@@ -7,6 +8,7 @@ or YAML file; ``{"stack": {...}}`` or the inner mapping alone.
 
 import json
 
+from cliff import columns as cliff_columns
 from osc_lib.command import command
 from osc_lib import exceptions
 import yaml
@@ -16,6 +18,7 @@ from nova_scoped_policies.osc.v1 import common
 COLUMNS = ('id', 'name', 'project_id', 'status', 'lease_seconds',
            'expires_at', 'seconds', 'servers', 'hints')
 LIST_COLUMNS = ('id', 'name', 'project_id', 'status', 'expires_at')
+AUDIT_COLUMNS = ('stack_id', 'status', 'servers', 'policies')
 
 
 def _stack_arg(parser) -> None:
@@ -173,3 +176,53 @@ class DeleteStack(command.Command):
     def take_action(self, args):
         common.client(self).request(
             'DELETE', f'/stacks/{_stack_id(self, args.stack)}')
+
+
+class _Policies(cliff_columns.FormattableColumn):
+    """One line per document of the stack, its violations below it."""
+
+    def human_readable(self):
+        lines = []
+        for p in self._value:
+            lines.append(f"{p['field']} ({p['kind']}) "
+                         f"{', '.join(p['policies'])}: {p['status']}")
+            lines.extend(f'  {v}' for v in p['violations'])
+        return '\n'.join(lines)
+
+    def machine_readable(self):
+        return self._value
+
+
+class AuditStack(command.ShowOne):
+    """Each policy and relationship of a stack against where its servers
+    are now, with its violations (hosts as surrogates for tenants).
+
+    With ``--exit-code``, exits 1 when there are violations, for scripts
+    and monitoring.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _stack_arg(parser)
+        common.as_tenant_option(parser)
+        parser.add_argument('--exit-code', action='store_true',
+                            help='exit 1 when the stack has violations')
+        return parser
+
+    def take_action(self, args):
+        url = (f'/stacks/{_stack_id(self, args.stack)}/audit'
+               + common.as_tenant_query(args))
+        audit = common.client(self).request('GET', url)['stack_audit']
+        self.violated = audit['status'] == 'violated'
+        servers = {name: host or '-' for name, host in
+                   audit['servers'].items()}
+        return AUDIT_COLUMNS, (audit['stack_id'], audit['status'],
+                               common.formatted({'s': servers}, ('s',))[0],
+                               _Policies(audit['policies']))
+
+    def run(self, parsed_args):
+        self.violated = False
+        status = super().run(parsed_args)
+        if parsed_args.exit_code and self.violated:
+            return 1
+        return status

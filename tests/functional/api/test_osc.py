@@ -61,6 +61,7 @@ COMMANDS = {
         'scoped_policy_stack_confirm',
     ('/stacks/{id}/action', 'POST', 'boot_member'):
         'scoped_policy_stack_boot_member',
+    ('/stacks/{id}/audit', 'GET', None): 'scoped_policy_stack_audit',
     ('/repairs', 'POST', None): 'scoped_policy_repair_plan',
     ('/repairs/apply', 'POST', None): 'scoped_policy_repair_apply',
 }
@@ -229,7 +230,12 @@ def test_stack_commands(api, tmp_path):
                     created['id'], 'w-1')
     assert booted['servers']['w-1'].endswith('(booted)')
     confirmed, _ = run(tv.A, 'scoped_policy_stack_confirm', 'web')
-    assert confirmed['status'] == 'confirmed'
+    # confirmed with a server booted: the stack is live
+    assert confirmed['status'] == 'live'
     assert confirmed['servers']['w-2'].endswith('(released)')
+    audit, _ = run(tv.A, 'scoped_policy_stack_audit', 'web')
+    assert (audit['stack_id'], audit['status']) == (created['id'], 'ok')
+    assert [(p['field'], p['status']) for p in audit['policies']] == [
+        ('stack.group', 'ok')]
     run(tv.A, 'scoped_policy_stack_delete', 'web')
     assert run(tv.A, 'scoped_policy_stack_list')[0] == []

@@ -1,5 +1,6 @@
-"""/stacks beyond the gabbi files: the lease reaper, and nothing
-half-written when the decision cannot be recorded."""
+"""/stacks beyond the gabbi files: the lease reaper, nothing half-written
+when the decision cannot be recorded, a decision's phase, and the audit of
+a stack (microversion 1.2)."""
 
 import datetime
 import json
@@ -25,9 +26,13 @@ def api():
     fixture.stop_fixture()
 
 
-def call(method, path, body=None, headers=A):
+ADMIN = {'X-Project-Id': fx.PROJECTS['ADMIN_PROJECT'], 'X-Roles': 'admin'}
+B = {'X-Project-Id': fx.PROJECTS['PROJECT_B'], 'X-Roles': 'member'}
+
+
+def call(method, path, body=None, headers=A, version='1.1'):
     req = webob.Request.blank(path, method=method, headers=dict(
-        headers, **{'OpenStack-API-Version': 'scoped-policies 1.1'}))
+        headers, **{'OpenStack-API-Version': f'scoped-policies {version}'}))
     if body is not None:
         req.content_type = 'application/json'
         req.body = json.dumps(body).encode()
@@ -54,6 +59,11 @@ def test_an_expired_lease_is_released_by_the_reaper(api, monkeypatch):
     assert {s['state'] for s in body['stack']['servers'].values()} == {
         'released'}
     assert vcpus_used(api) == before
+    # its phase says so from 1.2 on; 1.1 keeps the words it had
+    assert body['stack']['status'] == 'reserved'
+    stack = call('GET', f'/stacks/{body["stack"]["id"]}',
+                 version='1.2')[1]['stack']
+    assert stack['status'] == 'expired'
 
 
 def test_nothing_half_written_when_the_record_fails(api, monkeypatch):
@@ -67,3 +77,76 @@ def test_nothing_half_written_when_the_record_fails(api, monkeypatch):
     assert vcpus_used(api) == before      # the hold was given back
     monkeypatch.undo()
     assert call('GET', '/stacks')[1]['stacks'] == []
+
+
+RACK_STACK = {'stack': {'name': 'app', 'group': {
+    'name': 'web', 'policies': ['anti-affinity:rack'],
+    'servers': {'count': 2, 'flavor': {'resources': {'VCPU': 1}}}}}}
+
+
+def _rack_scope():
+    status, body = call('POST', '/os-policy-scopes', {'policy_scope': {
+        'name': 'rack', 'aggregates': [fx.AGGREGATES['RACK_A'],
+                                       fx.AGGREGATES['RACK_B']]}}, ADMIN)
+    assert status == 201, body
+
+
+def _booted(stack_id, instances):
+    """Each server booted as the scheduler tells it (its credentials)."""
+    for name, instance in instances.items():
+        status, body = call('POST', f'/stacks/{stack_id}/action',
+                            {'boot_member': {'name': name,
+                                             'instance_uuid': instance}},
+                            ADMIN)
+        assert status == 200, body
+    return body['stack']
+
+
+def test_the_audit_tells_each_policy_of_a_live_stack(api):
+    _rack_scope()
+    status, body = call('POST', '/stacks', RACK_STACK, version='1.2')
+    assert status == 201, body
+    stack = body['stack']
+    assert stack['status'] == 'reserved'
+    names = sorted(stack['servers'])
+    # the decision keeps the racks apart: held, the audit is clean
+    status, found = call('GET', f'/stacks/{stack["id"]}/audit',
+                         version='1.2')
+    assert status == 200, found
+    audit = found['stack_audit']
+    assert (audit['stack_id'], audit['status']) == (stack['id'], 'ok')
+    assert [(p['field'], p['kind'], p['policies'], p['status'])
+            for p in audit['policies']] == [
+        ('stack.group', 'group', ['anti-affinity:rack'], 'ok')]
+    # the servers were booted as instances that share rack A (h1, h2):
+    # the stack is live and broken
+    stack = _booted(stack['id'], dict(zip(names, (fx.INSTANCES['I1'][0],
+                                                  fx.INSTANCES['I2'][0]))))
+    assert call('GET', f'/stacks/{stack["id"]}', version='1.2'
+                )[1]['stack']['status'] == 'live'
+    assert call('GET', f'/stacks/{stack["id"]}')[1]['stack'][
+        'status'] == 'reserved'    # 1.1's word for it
+    audit = call('GET', f'/stacks/{stack["id"]}/audit',
+                 version='1.2')[1]['stack_audit']
+    assert audit['status'] == 'violated'
+    (policy,) = audit['policies']
+    assert policy['status'] == 'violated' and policy['violations']
+    # a tenant sees surrogates, never the hosts
+    text = json.dumps(audit)
+    assert 'h1' not in text and 'h2' not in text
+    assert len(set(audit['servers'].values())) == 2
+    # an admin sees the hosts
+    audit = call('GET', f'/stacks/{stack["id"]}/audit', headers=ADMIN,
+                 version='1.2')[1]['stack_audit']
+    assert audit['servers'] == dict(zip(names, ('h1', 'h2')))
+
+
+def test_the_audit_is_a_1_2_route_and_hides_other_tenants(api):
+    _rack_scope()
+    status, body = call('POST', '/stacks', RACK_STACK, version='1.2')
+    assert status == 201, body
+    path = f'/stacks/{body["stack"]["id"]}/audit'
+    assert call('GET', path)[0] == 404                     # 1.1
+    status, found = call('GET', path, headers=B, version='1.2')
+    assert status == 404
+    assert 'app' not in json.dumps(found)
