@@ -381,6 +381,11 @@ def plan(problem: Problem, time_limit: float = 10.0,
                   if any(t.id in broken for t in c)]
     moves: typing.List[Move] = []
     optimal = True
+
+    def stopped(reason: str) -> Plan:
+        return Plan(IMPOSSIBLE, reason=reason,
+                    seconds=time.monotonic() - started, before=before,
+                    after=before)
     for i, component in enumerate(components):
         ids = sorted({s for t in component for s in t.servers
                       if state.placed.get(s)})
@@ -393,24 +398,50 @@ def plan(problem: Problem, time_limit: float = 10.0,
             _world(state, servers), clauses,
             {s.id: state.placed[s.id] for s in servers}, share, workers)
         labels = ', '.join(t.label for t in component)
-        if not found.feasible:
-            return Plan(IMPOSSIBLE, reason=f'{labels}: {found.reason}',
-                        seconds=time.monotonic() - started, before=before,
-                        after=before)
-        ordered = _order(state, {s.id: s for s in servers}, component,
-                         found.assignments)
-        if ordered is None:
-            return Plan(IMPOSSIBLE, reason=(
-                f'{labels}: no order of the moves fits the capacity left '
-                'at every step without adding a violation'),
-                seconds=time.monotonic() - started, before=before,
-                after=before)
+        if found.feasible:
+            ordered = _order(state, {s.id: s for s in servers}, component,
+                             found.assignments)
+            if ordered is None:
+                return stopped(
+                    f'{labels}: no order of the moves fits the capacity '
+                    'left at every step without adding a violation')
+            optimal = optimal and found.optimal
+        elif found.timed_out:
+            # the search ran out of time, which proves nothing: the
+            # baseline's moves, when they end the component's violations
+            # and each step is safe
+            ordered = _fallback(state, component)
+            if ordered is None:
+                return stopped(f'{labels}: {found.reason}, and moving one '
+                               'server at a time does not repair it')
+            optimal = False
+        else:
+            return stopped(f'{labels}: {found.reason}')
         moves.extend(ordered)
-        optimal = optimal and found.optimal
     after = tuple(state.violations(problem.targets))
     return Plan(REPAIRED if not after else IMPOSSIBLE, tuple(moves),
                 '' if not after else 'violations left: ' + after[0],
                 time.monotonic() - started, before, after, optimal)
+
+
+def _fallback(state: _State, component: typing.Sequence[Target]
+              ) -> typing.Optional[typing.List[Move]]:
+    """The baseline's moves (:func:`greedy`) for one component from where
+    ``state`` is, when they repair it and each fits and adds no violation
+    in turn (:func:`replay`); applied to ``state``. None otherwise."""
+    problem = state.problem
+    here = Problem(
+        tuple(dataclasses.replace(h, free=dict(state.free[h.name]))
+              for h in problem.hosts),
+        {sid: dataclasses.replace(s, host=state.placed[sid])
+         for sid, s in problem.servers.items() if state.placed.get(sid)},
+        tuple(component), problem.topology)
+    found = greedy(here)
+    if found.status != REPAIRED or replay(here, found.moves) is not None:
+        return None
+    for move in found.moves:
+        state.move(problem.servers[move.server], move.destination)
+    return list(found.moves)
 
 
 def greedy(problem: Problem, most: typing.Optional[int] = None) -> Plan:

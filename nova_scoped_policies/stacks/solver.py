@@ -513,6 +513,8 @@ class Reassignment:
     :param optimal: the fewest moves are proven fewest (and then the soft
         cost lowest).
     :param cost: the soft policies' objective at the fewest moves.
+    :param timed_out: not feasible only because the search ran out of
+        time: a repair may still exist.
     """
 
     feasible: bool
@@ -522,6 +524,7 @@ class Reassignment:
     seconds: float = 0.0
     optimal: bool = False
     cost: int = 0
+    timed_out: bool = False
 
 
 def reassign(servers: typing.Sequence[model.Server], world: World,
@@ -561,7 +564,8 @@ def reassign(servers: typing.Sequence[model.Server], world: World,
                      f'no repair found in {time_limit:g} s')
     if reason is not None:
         return Reassignment(False, {}, reason=reason,
-                            seconds=time.monotonic() - started)
+                            seconds=time.monotonic() - started,
+                            timed_out=status != cp_model.INFEASIBLE)
     optimal = status == cp_model.OPTIMAL
     kept = int(round(solver.ObjectiveValue()))
     assignments = built.assignments(solver)

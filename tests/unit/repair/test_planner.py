@@ -9,6 +9,7 @@ import pytest
 from nova_scoped_policies.policy import parse_document
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks import solver
 from nova_scoped_policies.stacks.world import World
 from nova_scoped_policies.topology import Topology
 from nova_scoped_policies.topology.model import Domain
@@ -178,3 +179,27 @@ def test_never_more_moves_than_greedy():
     assert collections.Counter(m.server for m in found.moves).most_common(
         1)[0][1] == 1
     replay(problem, found)
+
+
+def _timed_out(*args, **kwargs):
+    return solver.Reassignment(False, {}, reason='no repair found in 0.5 s',
+                               timed_out=True)
+
+
+def test_a_search_out_of_time_falls_back_to_the_baseline(monkeypatch):
+    # a time-out proves nothing: the one-at-a-time moves repair it
+    monkeypatch.setattr(solver, 'reassign', _timed_out)
+    problem = spread_case()
+    found = planner.plan(problem)
+    assert found.status == planner.REPAIRED, found
+    assert not found.optimal
+    assert found.moves == planner.greedy(problem).moves
+    assert replay(problem, found).violations(problem.targets) == []
+
+
+def test_out_of_time_and_no_baseline_repair_is_said_so(monkeypatch):
+    monkeypatch.setattr(solver, 'reassign', _timed_out)
+    found = planner.plan(impossible_case())
+    assert found.status == planner.IMPOSSIBLE and found.moves == ()
+    assert found.reason == ('group g: no repair found in 0.5 s, and moving '
+                            'one server at a time does not repair it')
