@@ -186,9 +186,15 @@ def _check_headers(req: webob.Request, takes_json: bool) -> None:
     """Accept, Content-Type and Content-Length, as Placement checks them."""
     if not _accepts_json(req):
         raise errors.APIError(406, 'Only application/json is provided')
-    length = req.headers.get('Content-Length')
-    if length is not None and not length.strip().isdigit():
-        raise errors.APIError(400, 'content-length header must be an integer')
+    # as Placement: an empty CONTENT_LENGTH (wsgiref sends one with every
+    # bodiless request; PEP 3333 allows it) is no length
+    length = req.environ.get('CONTENT_LENGTH')
+    if length:
+        try:
+            int(length)
+        except ValueError:
+            raise errors.APIError(400,
+                                  'content-length header must be an integer')
     if not takes_json:
         return
     if not req.content_type and req.content_length:
