@@ -10,7 +10,8 @@ import sys
 
 SUITES = ('filters', 'request_filters', 'simulator', 'concurrency',
           'stacks', 'repair')
-QUICK = ('filters', 'simulator', 'stacks', 'repair')   # the suites that take --quick
+# the suites that take --quick
+QUICK = ('filters', 'simulator', 'stacks', 'repair')
 
 
 def _main(name):

@@ -81,13 +81,30 @@ def where(record: stack_db.StackRecord,
     return found
 
 
-def stack(service, record: stack_db.StackRecord,
-          who: visibility.Viewer) -> live.StackAudit:
-    """A stack's audit for ``who``: each of its documents (a group's
-    policies, the policies across a group of groups, a relationship)
-    with the verdicts of the policies' own plugins, over where its
-    servers are now. Computed on the viewer's view: a tenant's
-    violations name hosts by surrogates and domains by its identifiers.
+@dataclasses.dataclass(frozen=True)
+class StackRead:
+    """What a stack's audit reads (real identifiers).
+
+    :param record: the decision.
+    :param parsed: its document as the tenant wrote it.
+    :param real: the same with real identifiers.
+    :param topology: the stored scopes with their hosts.
+    :param placed: server name -> where it is now (:func:`where`).
+    :param servers: existing server -> host, of its relationships.
+    :param groups: existing server group -> hosts, of its relationships.
+    """
+
+    record: stack_db.StackRecord
+    parsed: stack_model.Stack
+    real: stack_model.Stack
+    topology: topo.Topology
+    placed: typing.Mapping[str, typing.Optional[str]]
+    servers: typing.Mapping[str, typing.Optional[str]]
+    groups: typing.Mapping[str, typing.Tuple[str, ...]]
+
+
+def read_stack(service, record: stack_db.StackRecord) -> StackRead:
+    """Read where a stack's servers and the ends of its relationships are.
 
     :raises webob.exc.HTTPServiceUnavailable: Placement failed.
     :raises webob.exc.HTTPConflict: the stack names a scope that is gone.
@@ -110,14 +127,25 @@ def stack(service, record: stack_db.StackRecord,
               if s.instance_uuid and s.state != stack_db.HELD]
     placed = where(record, hosts_mod.member_placements(
         service.placement, booted).hosts)
-    view, host = visibility.seen_topology(who, topology)
+    return StackRead(record, parsed, real, topology, placed, servers,
+                     groups)
+
+
+def stack(found: StackRead, who: visibility.Viewer) -> live.StackAudit:
+    """A stack's audit for ``who``: each of its documents (a group's
+    policies, the policies across a group of groups, a relationship)
+    with the verdicts of the policies' own plugins, over where its
+    servers are now. Computed on the viewer's view: a tenant's
+    violations name hosts by surrogates and domains by its identifiers.
+    """
+    view, host = visibility.seen_topology(who, found.topology)
 
     def seen(h: typing.Optional[str]) -> typing.Optional[str]:
         return host(h) if h else None
     # a tenant's own document is in its identifiers, as the view is
-    document = real if who.real or who.project_id != record.project_id \
-        else parsed
+    document = found.real if who.real or \
+        who.project_id != found.record.project_id else found.parsed
     return live.audit(document, World(
-        (), view, {u: seen(h) for u, h in servers.items()},
-        {g: tuple(host(h) for h in hs) for g, hs in groups.items()}),
-        {n: seen(h) for n, h in placed.items()})
+        (), view, {u: seen(h) for u, h in found.servers.items()},
+        {g: tuple(host(h) for h in hs) for g, hs in found.groups.items()}),
+        {n: seen(h) for n, h in found.placed.items()})

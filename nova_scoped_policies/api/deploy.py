@@ -27,6 +27,7 @@ from nova_scoped_policies.api import util
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
+from nova_scoped_policies import notifications
 from nova_scoped_policies.placement import client as pc
 
 LOG = logging.getLogger(__name__)
@@ -56,6 +57,13 @@ class Service:
         self._nova = nova or (lambda: nova_mod.NovaGroups.from_conf(conf))
         # set to stop the service's background threads (the stack reaper)
         self.stopping = threading.Event()
+        self.notifications = notifications.Emitter.from_conf(conf)
+
+    def notify(self, req, event_type: str, payload) -> None:
+        """Send a versioned notification of this request (after what it
+        stored is stored; never blocks, never fails the request)."""
+        self.notifications.emit(event_type, payload,
+                                req.environ.get(util.CONTEXT))
 
     @property
     def placement(self) -> pc.PlacementClient:
@@ -244,4 +252,7 @@ def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
     # [oslo_middleware] max_request_body_size (114,688 bytes): 413 beyond
     app = sizelimit.RequestBodySizeLimiter(app, conf)
     app = FaultWrapper(app)
-    return request_id.RequestId(app)
+    app = request_id.RequestId(app)
+    # what the handlers share, for the service's shutdown and for tests
+    app.service = service
+    return app

@@ -8,12 +8,13 @@ oslo-config-generator (entry point ``oslo.config.opts``).
 from oslo_config import cfg
 
 from nova_scoped_policies.conf import api
+from nova_scoped_policies.conf import notifications
 from nova_scoped_policies.conf import scheduler
 from nova_scoped_policies.conf import store
 
 CONF = cfg.CONF
 
-_MODULES = (scheduler, store, api)
+_MODULES = (scheduler, store, api, notifications)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

@@ -27,6 +27,7 @@ from nova_scoped_policies.api import repairs
 from nova_scoped_policies.api.schemas import repairs as schemas
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import visibility
+from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import solver
 
@@ -73,7 +74,15 @@ def plan_repair(req: webob.Request) -> webob.Response:
         'fingerprint': repairs.fingerprint(read.problem),
     }
     body.update({k: v for k, v in data.items()})
+    service.notify(req, 'scoped_repair.plan', payloads.of_repair(
+        _label(asked), found.status,
+        [_move(m, read) for m in found.moves], found.reason))
     return util.json_response(req, {'repair': body})
+
+
+def _label(asked: repairs.Asked) -> str:
+    """What a repair is of, in notifications."""
+    return f'{asked.kind} {asked.id}' if asked.id else asked.kind
 
 
 def _reason(reason: str, read: repairs.Read, shown: repairs.Read) -> str:
@@ -136,6 +145,8 @@ def apply_repair(req: webob.Request) -> webob.Response:
     if why is not None:
         raise _changed(why)
     mover = moves_mod.NovaMoves(service.nova.adapter)
+    service.notify(req, 'scoped_repair.apply.start', payloads.of_repair(
+        _label(asked), 'started', data['moves']))
     done, failed = [], None
     left = list(moves)
     with concurrent.futures.ThreadPoolExecutor(most) as pool:
@@ -154,6 +165,13 @@ def apply_repair(req: webob.Request) -> webob.Response:
             if failed is not None:
                 break
     after = repairs.read(service, asked, context.project_id, True)
+    if failed:
+        service.notify(req, 'scoped_repair.apply.error', payloads.of_repair(
+            _label(asked), 'stopped', [_move(m, read) for m in done],
+            failed['reason']))
+    else:
+        service.notify(req, 'scoped_repair.apply.end', payloads.of_repair(
+            _label(asked), 'applied', [_move(m, read) for m in done]))
     return util.json_response(req, {'repair': {
         'status': 'stopped' if failed else 'applied',
         'done': [_move(m, read) for m in done],

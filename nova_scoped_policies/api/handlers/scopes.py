@@ -9,6 +9,7 @@ from nova_scoped_policies.api.schemas import scopes as schemas
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
 from nova_scoped_policies.api import visibility
+from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies.db import records
 
 
@@ -82,6 +83,7 @@ def create_scope(req: webob.Request) -> webob.Response:
     if aggregates:
         _check_hosts(service, data['name'], (), aggregates)
     record = service.store.create_scope(aggregates=aggregates, **data)
+    service.notify(req, 'policy_scope.create', payloads.of_scope(record))
     return util.json_response(req, {'policy_scope': _shown(
         req, record, visibility.viewer(req))}, status=201)
 
@@ -95,6 +97,7 @@ def update_scope(req: webob.Request) -> webob.Response:
         _check_parent(service, data.get('name', current.name),
                       data['parent'])
     record = service.store.update_scope(req.urlvars['scope'], **data)
+    service.notify(req, 'policy_scope.update', payloads.of_scope(record))
     return util.json_response(req, {'policy_scope': _shown(
         req, record, visibility.viewer(req))})
 
@@ -102,7 +105,9 @@ def update_scope(req: webob.Request) -> webob.Response:
 def delete_scope(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     context.can(rules.DELETE)
+    record = service.store.get_scope(req.urlvars['scope'])
     service.store.delete_scope(req.urlvars['scope'])
+    service.notify(req, 'policy_scope.delete', payloads.of_scope(record))
     return util.json_response(req, None, status=204)
 
 
@@ -123,5 +128,6 @@ def scope_action(req: webob.Request) -> webob.Response:
         context.can(rules.REMOVE_AGGREGATE)
         record = service.store.remove_aggregate(
             ref, data['remove_aggregate']['aggregate'])
+    service.notify(req, 'policy_scope.update', payloads.of_scope(record))
     return util.json_response(req, {'policy_scope': _shown(
         req, record, visibility.viewer(req))})

@@ -28,6 +28,7 @@ from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
 from nova_scoped_policies import policy
@@ -89,8 +90,11 @@ def reap(service, store: stack_db.StackStore) -> int:
             LOG.warning('Stack %s: lease expired, holds not released yet: '
                         '%s', record.id, exc.explanation)
             continue
-        store.update(record.id, status=stack_db.EXPIRED, servers=names,
-                     state=stack_db.RELEASED, only_from=stack_db.HELD)
+        record = store.update(record.id, status=stack_db.EXPIRED,
+                              servers=names, state=stack_db.RELEASED,
+                              only_from=stack_db.HELD)
+        service.notifications.emit('stack.expire', payloads.of_stack(
+            record, record.phase))
         LOG.info('Stack %s: lease expired, released %d holds', record.id,
                  len(names))
         done += 1
@@ -180,7 +184,10 @@ def create_stack(req: webob.Request) -> webob.Response:
         raise webob.exc.HTTPNotImplemented(explanation=str(exc))
     except stack_service.Infeasible as exc:
         raise _infeasible(exc.reason)
-    return _render(req, outcome.record, status=201)
+    record = outcome.record
+    service.notify(req, 'stack.decide', payloads.of_stack(record,
+                                                          record.phase))
+    return _render(req, record, status=201)
 
 
 def list_stacks(req: webob.Request) -> webob.Response:
@@ -204,6 +211,8 @@ def delete_stack(req: webob.Request) -> webob.Response:
     record = _record(req, rules.DELETE)
     _release(service, record)
     store.delete(record.id)
+    service.notify(req, 'stack.delete', payloads.of_stack(record,
+                                                          'deleted'))
     return util.json_response(req, None, status=204)
 
 
@@ -222,6 +231,8 @@ def stack_action(req: webob.Request) -> webob.Response:
         record = store.update(record.id, status=stack_db.CONFIRMED,
                               servers=names, state=stack_db.RELEASED,
                               only_from=stack_db.HELD)
+        service.notify(req, 'stack.confirm', payloads.of_stack(
+            record, record.phase))
     else:
         record = _record(req, rules.BOOT_MEMBER)
         name = data['boot_member']['name']
@@ -243,7 +254,17 @@ def audit_stack(req: webob.Request) -> webob.Response:
             explanation='The resource could not be found.')
     context, service, store = req.environ['nsp.stacks']
     record = _record(req, rules.AUDIT)
-    found = audit.stack(service, record, visibility.viewer(req))
+    who = visibility.viewer(req)
+    read = audit.read_stack(service, record)
+    found = audit.stack(read, who)
+    if found.violations:
+        # operators read the violations in real identifiers
+        real = found if who.real else audit.stack(
+            read, visibility.Viewer(True, None))
+        service.notify(req, 'scoped_policy.violation',
+                       payloads.of_violations('stack', record.id,
+                                              record.project_id,
+                                              real.violations))
     return util.json_response(req, {'stack_audit': dict(
         found.to_dict(), stack_id=record.id)})
 

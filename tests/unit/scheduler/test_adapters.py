@@ -253,7 +253,8 @@ def test_list_opts_for_the_config_generator():
         'store_driver', 'store_cache_ttl', 'coordination_backend_url',
         'coordination_lock_timeout', 'store_retry_interval',
         'placement_retry_interval'}
-    for group in ('scoped_policies', 'scoped_policies_api', 'policy_store'):
+    for group in ('scoped_policies', 'scoped_policies_api', 'policy_store',
+                  'scoped_policies_notifications'):
         for option in listed[group]:
             assert len(option.help) > 80, option.name
     assert {o.name for o in listed['scoped_policies_api']} == {
@@ -261,8 +262,11 @@ def test_list_opts_for_the_config_generator():
         'stack_time_limit', 'stack_reap_interval', 'repair_time_limit',
         'repair_move_timeout', 'repair_max_parallel'}
     assert 'auth_type' in {o.dest for o in listed['policy_api']}
+    assert {o.name for o in listed['scoped_policies_notifications']} == {
+        'topics', 'retry', 'queue_size'}
     assert set(listed) == {'scoped_policies', 'placement', 'policy_store',
-                           'policy_api', 'scoped_policies_api', 'nova'}
+                           'policy_api', 'scoped_policies_api', 'nova',
+                           'scoped_policies_notifications'}
 
 
 def test_register_opts_is_idempotent():

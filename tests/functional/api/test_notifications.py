@@ -1,0 +1,258 @@
+"""Versioned notifications of the policy API on the real RabbitMQ of
+127.0.0.1 (started here when it is down; the tests fail saying so when it
+cannot be), read back by an oslo.messaging notification listener, as
+Watcher or an operator's consumer reads them.
+
+Every event arrives once, with a payload that validates against its
+published schema (:func:`nova_scoped_policies.notifications.payloads.
+schemas`), and carries no other project's ids. A broker that is down
+delays no request and loses no write.
+"""
+
+import collections
+import json
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+
+import jsonschema
+from oslo_config import cfg
+import oslo_messaging
+import pytest
+import webob
+
+from nova_scoped_policies.api import deploy
+from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import migration
+from nova_scoped_policies import notifications
+from nova_scoped_policies.placement import fake
+from tests.functional.api import fixtures as fx
+from tests import placement_fixtures as pf
+
+A = {'X-Project-Id': fx.PROJECTS['PROJECT_A'], 'X-Roles': 'member'}
+B = {'X-Project-Id': fx.PROJECTS['PROJECT_B'], 'X-Roles': 'member'}
+ADMIN = {'X-Project-Id': fx.PROJECTS['ADMIN_PROJECT'], 'X-Roles': 'admin'}
+TOPIC = 'nsp_tests'
+STACK = {'stack': {'name': 'app', 'group': {
+    'name': 'web', 'policies': ['anti-affinity:rack'],
+    'servers': {'count': 2, 'flavor': {'resources': {'VCPU': 1}}}}}}
+
+
+def _port_open(port: int) -> bool:
+    try:
+        socket.create_connection(('127.0.0.1', port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+def _rabbit_or_fail() -> None:
+    """RabbitMQ on 127.0.0.1:5672, started if it is down."""
+    if _port_open(5672):
+        return
+    subprocess.run(['rabbitmq-server', '-detached'], check=False,
+                   capture_output=True, timeout=60)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if _port_open(5672):
+            return
+        time.sleep(1)
+    pytest.fail('RabbitMQ is not running on 127.0.0.1:5672 and '
+                '"rabbitmq-server -detached" did not start it')
+
+
+def _ctl(*args) -> None:
+    subprocess.run(['rabbitmqctl', *args], check=True, capture_output=True,
+                   timeout=60)
+
+
+@pytest.fixture
+def vhost():
+    _rabbit_or_fail()
+    name = f'nsp-notify-{uuid.uuid4().hex[:12]}'
+    _ctl('add_vhost', name)
+    _ctl('set_permissions', '-p', name, 'guest', '.*', '.*', '.*')
+    yield f'rabbit://guest:guest@127.0.0.1:5672/{name}'
+    _ctl('delete_vhost', name)
+
+
+class Received:
+    """An oslo.messaging notification listener on ``TOPIC``."""
+
+    def __init__(self, url: str) -> None:
+        self.messages = []
+        self.lock = threading.Condition()
+        conf = cfg.ConfigOpts()
+        conf([], default_config_files=[])
+        transport = oslo_messaging.get_notification_transport(conf, url=url)
+        self.listener = oslo_messaging.get_notification_listener(
+            transport, [oslo_messaging.Target(topic=TOPIC)], [self],
+            executor='threading')
+        self.listener.start()
+
+    def _got(self, ctxt, publisher_id, event_type, payload, metadata):
+        with self.lock:
+            self.messages.append((publisher_id, event_type, payload, ctxt))
+            self.lock.notify_all()
+
+    info = warn = _got
+
+    def wait(self, count: int, timeout: float = 60):
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while len(self.messages) < count:
+                left = deadline - time.monotonic()
+                assert left > 0, (f'{len(self.messages)} of {count} '
+                                  f'notifications: {self.messages}')
+                self.lock.wait(left)
+            return list(self.messages)
+
+    def stop(self):
+        self.listener.stop()
+        self.listener.wait()
+
+
+def _app(transport_url: str, **notify):
+    conf = fx.make_conf()
+    conf.set_override('driver', ['messagingv2'],
+                      group='oslo_messaging_notifications')
+    conf.set_override('transport_url', transport_url,
+                      group='oslo_messaging_notifications')
+    conf.set_override('topics', [TOPIC],
+                      group='scoped_policies_notifications')
+    for key, value in notify.items():
+        conf.set_override(key, value, group='scoped_policies_notifications')
+    tmp = tempfile.TemporaryDirectory()
+    placement = pf.FakePlacementFixture(fake.FakePlacement())
+    placement.setUp()
+    client = pf.client_for(placement)
+    fx.build_placement(client)
+    store = store_api.PolicyStore(f'sqlite:///{tmp.name}/store.db')
+    migration.upgrade(store.engine)
+    app = deploy.loadapp(conf, store, client)
+    app.keep = (tmp, placement)
+    return app
+
+
+def call(app, method, path, body=None, headers=A, expect=None):
+    req = webob.Request.blank(path, method=method, headers=dict(
+        headers, **{'OpenStack-API-Version': 'scoped-policies latest'}))
+    if body is not None:
+        req.content_type = 'application/json'
+        req.body = json.dumps(body).encode()
+    resp = req.get_response(app)
+    if expect is not None:
+        assert resp.status_code == expect, resp.text
+    return resp.json if resp.body else None
+
+
+def _scenario(app):
+    """Scopes, stacks, an audit finding a violation, a repair plan, as A
+    and B; returns the event types each should send, in order."""
+    rack = {'policy_scope': {'name': 'rack', 'aggregates': [
+        fx.AGGREGATES['RACK_A']]}}
+    call(app, 'POST', '/os-policy-scopes', rack, ADMIN, 201)
+    call(app, 'POST', '/os-policy-scopes/rack/action', {
+        'add_aggregate': {'aggregate': fx.AGGREGATES['RACK_B']}}, ADMIN, 200)
+    call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
+        'name': 'zone', 'aggregates': []}}, ADMIN, 201)
+    call(app, 'DELETE', '/os-policy-scopes/zone', None, ADMIN, 204)
+    a = call(app, 'POST', '/stacks', STACK, A, 201)['stack']
+    b = call(app, 'POST', '/stacks', STACK, B, 201)['stack']
+    for name, instance in zip(sorted(a['servers']), ('I1', 'I2')):
+        call(app, 'POST', f'/stacks/{a["id"]}/action', {'boot_member': {
+            'name': name, 'instance_uuid': fx.INSTANCES[instance][0]}},
+            ADMIN, 200)
+    audit = call(app, 'GET', f'/stacks/{a["id"]}/audit', None, A, 200)
+    assert audit['stack_audit']['status'] == 'violated'
+    call(app, 'POST', f'/stacks/{b["id"]}/action', {'confirm': None}, B,
+         200)
+    call(app, 'POST', '/repairs', {'repair': {'stack': a['id']}}, A, 200)
+    call(app, 'DELETE', f'/stacks/{b["id"]}', None, B, 204)
+    return a, b, ['policy_scope.create', 'policy_scope.update',
+                  'policy_scope.create', 'policy_scope.delete',
+                  'stack.decide', 'stack.decide', 'scoped_policy.violation',
+                  'stack.confirm', 'scoped_repair.plan', 'stack.delete']
+
+
+def test_every_event_arrives_once_with_a_valid_payload(vhost):
+    received = Received(vhost)
+    app = _app(vhost)
+    try:
+        a, b, expected = _scenario(app)
+        app.service.notifications.flush()
+        got = received.wait(len(expected))
+        time.sleep(1)     # nothing more comes
+        got = received.messages
+    finally:
+        app.service.notifications.close(timeout=5)
+        received.stop()
+    assert [event for _, event, _, _ in got] == expected
+    for publisher, event, payload, ctxt in got:
+        assert publisher.startswith('nova-scoped-policies-api:')
+        cls, _ = notifications.EVENTS[event]
+        jsonschema.validate(payload, cls.to_json_schema())
+        assert payload['nova_scoped_policies_object.name'] == cls.obj_name()
+        assert not ctxt.get('auth_token')
+    by_event = collections.defaultdict(list)
+    for _, event, payload, ctxt in got:
+        by_event[event].append(
+            (payload['nova_scoped_policies_object.data'], ctxt))
+    decided = {d['project_id']: (d, c) for d, c in by_event['stack.decide']}
+    # each project's payload and context carry its own ids, never the other
+    for mine, other in (('PROJECT_A', 'PROJECT_B'),
+                        ('PROJECT_B', 'PROJECT_A')):
+        data, ctxt = decided[fx.PROJECTS[mine]]
+        text = json.dumps([data, ctxt])
+        assert fx.PROJECTS[other] not in text
+        assert (b if mine == 'PROJECT_B' else a)['id'] == data['id']
+        assert ctxt['project_id'] == fx.PROJECTS[mine]
+    (violation, _), = by_event['scoped_policy.violation']
+    assert (violation['kind'], violation['id']) == ('stack', a['id'])
+    # operators read real identifiers
+    assert fx.AGGREGATES['RACK_A'] in violation['violations'][0]
+    (scope, _), = by_event['policy_scope.update']
+    assert scope['aggregates'] == [fx.AGGREGATES['RACK_A'],
+                                   fx.AGGREGATES['RACK_B']]
+
+
+def test_nothing_is_sent_without_a_driver():
+    conf = fx.make_conf()
+    emitter = notifications.Emitter.from_conf(conf)
+    assert not emitter.enabled
+
+
+def test_a_broker_that_is_down_delays_nothing_and_loses_no_write():
+    # a port nobody listens on: every send fails after its retries
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        port = sock.getsockname()[1]
+    app = _app(f'rabbit://guest:guest@127.0.0.1:{port}/', retry=2)
+    try:
+        started = time.monotonic()
+        for i in range(5):
+            call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
+                'name': f's{i}', 'aggregates': []}}, ADMIN, 201)
+        seconds = time.monotonic() - started
+        # a send blocked on the broker takes seconds each (retries with
+        # back-off); the requests did not wait for any of them
+        assert seconds < 10, seconds
+        listed = call(app, 'GET', '/os-policy-scopes', None, ADMIN, 200)
+        assert {s['name'] for s in listed['policy_scopes']} >= {
+            f's{i}' for i in range(5)}
+    finally:
+        app.service.notifications.close(timeout=0)
+
+
+def test_the_published_page_lists_every_event_and_payload():
+    import os
+    page = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'doc',
+                        'source', 'admin', 'notifications.rst')
+    with open(page, encoding='utf-8') as handle:
+        text = handle.read()
+    for event, (cls, priority) in notifications.EVENTS.items():
+        assert f'``{event}``' in text, event
+        assert f'``{cls.obj_name()}``' in text, cls
