@@ -1,7 +1,9 @@
-"""What the service asks Nova: the members of a server group.
+"""What the service asks Nova: the members of a server group, and the
+group a server was booted into.
 
 Nova knows the servers booted into a group; the policy store knows those
-added with ``add_instance``. Audits cover both.
+added with ``add_instance`` and those of Nova's taken out of the group's
+scoped policies with ``remove_instance``. Audits cover both.
 """
 
 import typing
@@ -15,6 +17,8 @@ from nova_scoped_policies.conf import ksa
 
 COMPUTE_VERSION = '2.64'
 """``policy`` and ``rules`` of server groups; any later one will do."""
+SERVER_GROUPS_VERSION = '2.71'
+"""A server's ``server_groups`` (the group it was booted into)."""
 
 
 class NovaGroups:
@@ -44,12 +48,12 @@ class NovaGroups:
         group = self.group(uuid)
         return list(group['members']) if group else []
 
-    def _get(self, path: str, what: str) -> typing.Optional[dict]:
+    def _get(self, path: str, what: str, version: str = COMPUTE_VERSION
+             ) -> typing.Optional[dict]:
         try:
             resp = self.adapter.get(
                 path, raise_exc=False,
-                headers={'OpenStack-API-Version':
-                         f'compute {COMPUTE_VERSION}'})
+                headers={'OpenStack-API-Version': f'compute {version}'})
         except ks_exc.ClientException as exc:
             raise webob.exc.HTTPServiceUnavailable(
                 explanation=f'cannot read {what} from Nova: {exc}')
@@ -78,6 +82,17 @@ class NovaGroups:
         """
         found = self._get(f'/servers/{uuid}', f'server {uuid}')
         return found['server'].get('tenant_id') if found else None
+
+    def server_group(self, uuid: str) -> typing.Optional[str]:
+        """The server group Nova booted a server into, or None (none, or
+        Nova has no such server).
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
+        found = self._get(f'/servers/{uuid}', f'server {uuid}',
+                          version=SERVER_GROUPS_VERSION)
+        groups = found['server'].get('server_groups') if found else None
+        return groups[0] if groups else None
 
     def group(self, uuid: str) -> typing.Optional[dict]:
         """Nova's server group (``project_id``, ``members``...), or None.

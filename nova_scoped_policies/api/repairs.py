@@ -88,12 +88,9 @@ def _missing(asked: Asked) -> webob.exc.HTTPNotFound:
 
 
 def _group_members(service, record) -> typing.List[str]:
-    members = list(record.members)
-    if service.nova is not None:
-        members += [m for m in service.nova.members(record.uuid)
-                    if m not in members]
-    excluded = set(getattr(record, 'excluded', ()) or ())
-    return [m for m in members if m not in excluded]
+    """The members a group's scoped policies count (Nova's too)."""
+    return list(record.counted(service.nova.members(record.uuid)
+                               if service.nova is not None else ()))
 
 
 def _targets(service, asked: Asked, project: str, admin: bool,

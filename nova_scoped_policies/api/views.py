@@ -43,7 +43,13 @@ def scope(record: records.ScopeRecord, who: visibility.Viewer) -> dict:
 
 def group(record: records.GroupRecord, who: visibility.Viewer,
           topology: topo.Topology) -> dict:
-    """A scoped group as ``who`` sees it (policies in its identifiers)."""
+    """A scoped group as ``who`` sees it (policies in its identifiers).
+
+    ``members`` are those added through the API; ``excluded_members``
+    those Nova booted into the group and ``remove_instance`` took out of
+    its scoped policies (the scheduler reads both). Only the group's
+    project and administrators see a group, so its instance ids.
+    """
     document = record.document
     if not who.real:
         document = identifiers.to_tenant(document, topology, who.project_id)
@@ -52,7 +58,8 @@ def group(record: records.GroupRecord, who: visibility.Viewer,
             'project_id': record.project_id,
             'user_id': record.user_id,
             'policies': body['policies'], 'rules': body['rules'],
-            'members': list(record.members), 'metadata': {},
+            'members': list(record.members),
+            'excluded_members': list(record.excluded), 'metadata': {},
             'created_at': _time(record.created_at),
             'updated_at': _time(record.updated_at)}
 

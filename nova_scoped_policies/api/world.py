@@ -116,19 +116,20 @@ def existing(service, stack: model.Stack, project_id: str, admin: bool,
                 raise missing
             servers[target.uuid] = host
             continue
-        members: typing.List[str] = []
         owner = None
         try:
             record = service.store.get_group(target.uuid)
-            owner, members = record.project_id, list(record.members)
+            owner = record.project_id
         except store_api.NotFound:   # maybe a plain Nova group
             record = None
+        booted: typing.List[str] = []
         if service.nova is not None:
             nova_group = service.nova.group(target.uuid)
             if nova_group is not None:
                 owner = owner or nova_group.get('project_id')
-                members += [m for m in nova_group.get('members', ())
-                            if m not in members]
+                booted = list(nova_group.get('members', ()))
+        # without the members taken out of its scoped policies
+        members = list(record.counted(booted)) if record else booted
         if owner is None or (owner != project_id and not admin):
             raise missing
         hosts = []

@@ -63,6 +63,7 @@ def _group_record(row: models.ScopedGroup) -> records.GroupRecord:
         name=row.name,
         document=policy.parse_document(jsonutils.loads(row.document)),
         members=tuple(m.instance_uuid for m in row.members),
+        excluded=tuple(e.instance_uuid for e in row.exclusions),
         created_at=row.created_at, updated_at=row.updated_at)
 
 
@@ -339,6 +340,9 @@ class PolicyStore:
             scopes come from aggregate metadata, says False).
         :raises Conflict: the group has scoped policies already, or a
             scope or targeted domain is gone.
+        :raises NotFound: the group has scoped policies in another project
+            than ``project_id``: answered as a group that does not exist,
+            so that no project learns of another's groups.
         """
         uuid = canonical_uuid(uuid)
         try:
@@ -352,6 +356,8 @@ class PolicyStore:
                 session.flush()
                 return _group_record(row)
         except db_exc.DBDuplicateEntry:
+            if self.get_group(uuid).project_id != project_id:
+                raise NotFound(f'server group {uuid} not found')
             raise Conflict(f'server group {uuid} has scoped policies '
                            'already; update them instead')
 
@@ -392,58 +398,120 @@ class PolicyStore:
         with self._writer() as session:
             session.delete(self._group(session, uuid))
 
-    def add_member(self, uuid: str, instance_uuid: str,
-                   max_members: typing.Optional[int] = None
-                   ) -> records.GroupRecord:
-        """Add an instance to a group; policies are not enforced here.
+    @staticmethod
+    def _locked_groups(session, uuids: typing.Iterable[str]
+                       ) -> typing.Dict[str, models.ScopedGroup]:
+        """The stored groups among ``uuids`` (canonical), their rows
+        locked until commit in one statement, so in the same order
+        whoever locks them: two writers of the same two groups wait for
+        each other instead of deadlocking."""
+        return {row.uuid: row for row in session.scalars(
+            sa.select(models.ScopedGroup).where(
+                models.ScopedGroup.uuid.in_(sorted(uuids))).order_by(
+                models.ScopedGroup.id).with_for_update())}
 
-        :param max_members: the deployer's cap on group size.
-        :raises Conflict: it is a member of this or another group already,
-            or the group is full.
+    def add_member(self, uuid: str, instance_uuid: str,
+                   max_members: typing.Optional[int] = None,
+                   booted_in: typing.Optional[str] = None
+                   ) -> records.GroupRecord:
+        """Add an instance to a group; policies are not enforced here. An
+        instance Nova booted into the group and excluded from its scoped
+        policies (:meth:`remove_member`) counts again: its exclusion goes.
+
+        :param max_members: the deployer's cap on group size (the members
+            added through the API; Nova's own do not count).
+        :param booted_in: the server group Nova booted the instance into,
+            when known (the policy service asks Nova).
+        :raises NotFound: the group has no scoped policies.
+        :raises Conflict: it is a member of this or another group already
+            (added through the API, or booted by Nova into a group with
+            scoped policies that do not exclude it), or the group is full.
         """
         instance_uuid = canonical_uuid(instance_uuid)
+        groups = {canonical_uuid(uuid)}
+        if booted_in is not None:
+            booted_in = canonical_uuid(booted_in)
+            groups.add(booted_in)
         try:
             with self._writer() as session:
-                # the group's row stays locked until commit: adders to one
-                # group count its members one after the other
-                row = self._group(session, uuid, lock=True)
-                other = session.scalars(
-                    sa.select(models.ScopedGroup.uuid).join(
-                        models.ScopedGroupMember).where(
+                # the rows stay locked until commit: adders to one group
+                # count its members one after the other, and an instance
+                # booted into another group is checked against that
+                # group's exclusions as they stand
+                locked = self._locked_groups(session, groups)
+                row = locked.get(canonical_uuid(uuid))
+                if row is None:
+                    raise NotFound(f'server group {uuid} has no scoped '
+                                   'policies')
+                added = session.scalars(
+                    sa.select(models.ScopedGroupMember.id).where(
                         models.ScopedGroupMember.instance_uuid ==
                         instance_uuid)).first()
-                if other is not None:
+                elsewhere = locked.get(booted_in) if (
+                    booted_in != row.uuid) else None
+                if added is not None or (
+                        elsewhere is not None and instance_uuid not in
+                        {e.instance_uuid for e in elsewhere.exclusions}):
                     # never name the group: it may be another project's
                     raise Conflict(f'instance {instance_uuid} is a member '
                                    'of a server group already')
-                if (max_members is not None
+                excluded = next((e for e in row.exclusions
+                                 if e.instance_uuid == instance_uuid), None)
+                if excluded is not None:
+                    row.exclusions.remove(excluded)
+                elif booted_in == row.uuid:
+                    raise Conflict(f'instance {instance_uuid} is a member '
+                                   f'of server group {row.uuid} already')
+                elif (max_members is not None
                         and len(row.members) >= max_members):
                     raise Conflict(f'server group {uuid} has '
                                    f'{len(row.members)} members, the most '
                                    'allowed ([scoped_policies_api] '
                                    'max_group_members)')
-                session.add(models.ScopedGroupMember(
-                    group_id=row.id, instance_uuid=instance_uuid))
+                else:
+                    session.add(models.ScopedGroupMember(
+                        group_id=row.id, instance_uuid=instance_uuid))
                 session.flush()
                 session.refresh(row)
                 return _group_record(row)
         except db_exc.DBDuplicateEntry:
-            raise Conflict(f'instance {instance_uuid} is a member of server '
-                           f'group {uuid} already')
+            raise Conflict(f'instance {instance_uuid} is a member of a '
+                           'server group already')
 
-    def remove_member(self, uuid: str, instance_uuid: str
+    def remove_member(self, uuid: str, instance_uuid: str,
+                      booted: typing.Collection[str] = ()
                       ) -> records.GroupRecord:
+        """Take an instance out of a group's scoped policies: one added
+        through the API leaves the group; one Nova booted into it is
+        recorded as excluded (Nova keeps it in its group; the scheduler
+        and the audit no longer count it).
+
+        :param booted: the group's members as Nova lists them (none when
+            the policy service cannot ask Nova).
+        :raises NotFound: the instance is neither (or excluded already).
+        """
         instance_uuid = canonical_uuid(instance_uuid)
-        with self._writer() as session:
-            row = self._group(session, uuid)
-            member = next((m for m in row.members
-                           if m.instance_uuid == instance_uuid), None)
-            if member is None:
-                raise NotFound(f'instance {instance_uuid} is not a member of '
-                               f'server group {uuid}')
-            row.members.remove(member)
-            session.flush()
-            return _group_record(row)
+        booted = {canonical_uuid(b) for b in booted}
+        try:
+            with self._writer() as session:
+                row = self._group(session, uuid)
+                member = next((m for m in row.members
+                               if m.instance_uuid == instance_uuid), None)
+                if member is not None:
+                    row.members.remove(member)
+                excluded = instance_uuid in {e.instance_uuid
+                                             for e in row.exclusions}
+                if instance_uuid in booted and not excluded:
+                    row.exclusions.append(models.ScopedGroupExclusion(
+                        instance_uuid=instance_uuid))
+                elif member is None:
+                    raise NotFound(f'instance {instance_uuid} is not a '
+                                   f'member of server group {uuid}')
+                session.flush()
+                return _group_record(row)
+        except db_exc.DBDuplicateEntry:   # excluded meanwhile
+            raise NotFound(f'instance {instance_uuid} is not a member of '
+                           f'server group {uuid}')
 
     # -- for the scheduler -----------------------------------------------
 

@@ -69,6 +69,9 @@ class ScopedGroup(BASE, _Base):
     members = orm.relationship(
         'ScopedGroupMember', cascade='all, delete-orphan',
         order_by='ScopedGroupMember.id', lazy='selectin')
+    exclusions = orm.relationship(
+        'ScopedGroupExclusion', cascade='all, delete-orphan',
+        order_by='ScopedGroupExclusion.id', lazy='selectin')
 
 
 class ScopedGroupMember(BASE, _Base):
@@ -82,6 +85,24 @@ class ScopedGroupMember(BASE, _Base):
         # an instance is in at most one group, whatever runs at once
         sa.UniqueConstraint('instance_uuid',
                             name='uniq_scoped_group_members0instance'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    group_id = sa.Column(sa.Integer, sa.ForeignKey(
+        'scoped_groups.id', ondelete='CASCADE'), nullable=False, index=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=False)
+
+
+class ScopedGroupExclusion(BASE, _Base):
+    """An instance Nova booted into a group, taken out of the group's scoped
+    policies (``remove_instance``): Nova still lists it as a member; the
+    scheduler and the audit do not count it."""
+
+    __tablename__ = 'scoped_group_exclusions'
+    __table_args__ = (
+        sa.UniqueConstraint('group_id', 'instance_uuid',
+                            name='uniq_scoped_group_exclusions0group0'
+                            'instance'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)

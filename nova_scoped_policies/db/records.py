@@ -75,6 +75,9 @@ class GroupRecord:
     :param project_id: the group's project.
     :param document: its policies, with real identifiers.
     :param members: the instances added through the policy API.
+    :param excluded: the instances Nova booted into the group that were
+        taken out of its scoped policies (``remove_instance``): Nova still
+        lists them as members; they count for nothing here.
     :param name: its name, or None.
     :param user_id: who created it.
     :param created_at: when it was created.
@@ -85,10 +88,23 @@ class GroupRecord:
     project_id: str
     document: PolicyDocument
     members: typing.Tuple[str, ...] = ()
+    excluded: typing.Tuple[str, ...] = ()
     name: typing.Optional[str] = None
     user_id: typing.Optional[str] = None
     created_at: typing.Optional[datetime.datetime] = None
     updated_at: typing.Optional[datetime.datetime] = None
+
+    def counted(self, booted: typing.Iterable[str] = ()
+                ) -> typing.Tuple[str, ...]:
+        """The members the group's scoped policies count: those added
+        through the policy API, then ``booted``, once each, without the
+        excluded ones.
+
+        :param booted: the group's members as Nova lists them.
+        """
+        found: typing.Dict[str, None] = dict.fromkeys(self.members)
+        found.update(dict.fromkeys(booted))
+        return tuple(m for m in found if m not in self.excluded)
 
     @classmethod
     def of(cls, body: typing.Mapping[str, typing.Any],
@@ -96,11 +112,13 @@ class GroupRecord:
         """A record from a group of the policy API as an admin sees it (a
         ``server_group`` body), with its policies already parsed.
 
-        :param body: the group's JSON object.
+        :param body: the group's JSON object (``excluded_members`` may be
+            missing: a service older than exclusions has none).
         :param document: its ``policies`` and ``rules``, parsed.
         """
         return cls(uuid=body['id'], project_id=body['project_id'],
                    document=document, members=tuple(body['members']),
+                   excluded=tuple(body.get('excluded_members') or ()),
                    name=body.get('name'), user_id=body.get('user_id'),
                    created_at=_time(body.get('created_at')),
                    updated_at=_time(body.get('updated_at')))

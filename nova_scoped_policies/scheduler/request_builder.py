@@ -226,11 +226,14 @@ def members_to_locate(spec: SpecView, current: typing.Iterable[str] = (),
         spec carries the conductor's older snapshot), read for hard scoped
         groups only.
     :param stored: the group's record in the policy store (its members
-        added through the policy service count too).
+        added through the policy service count too; those it excludes,
+        booted by Nova but taken out of the scoped policies, do not).
     """
     members = list(spec.members)
     for extra in (current, stored.members if stored is not None else ()):
         members += [m for m in extra if m not in members]
+    if stored is not None and stored.excluded:
+        members = [m for m in members if m not in stored.excluded]
     return members
 
 

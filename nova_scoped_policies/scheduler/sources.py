@@ -145,11 +145,10 @@ class Sources:
         """
         members: typing.Dict[str, typing.List[str]] = {}
         for group in groups:
-            found = list(self.current_members(context, group))
+            current = self.current_members(context, group)
             stored = self.stored_group(group)
-            found += [m for m in (stored.members if stored else ())
-                      if m not in found]
-            members[group] = found
+            members[group] = (list(stored.counted(current)) if stored
+                              else list(current))
         everyone = set(servers).union(*members.values())
         hosts = self.locate(context, everyone) if everyone else {}
         return ({uuid: hosts.get(uuid) for uuid in servers},

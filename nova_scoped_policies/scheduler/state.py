@@ -223,7 +223,9 @@ class RequestStates:
                                        spec.project_id)
 
         stored_doc = None
-        if stored is not None:
+        # an instance taken out of the group's scoped policies moves free
+        # of them (Nova still counts it in its own group)
+        if stored is not None and spec.instance_uuid not in stored.excluded:
             stored_doc = identifiers.worded(stored.document, topology(),
                                             spec.project_id)
         document = _document_of(spec, stored_doc, to_real)

@@ -141,9 +141,9 @@ class StoredGroupTest(base.ScopedPoliciesTestCase):
         status, body = self.call('POST', '/os-server-groups', {
             'server_group': {'id': '00000000-0000-4000-8000-000000000999',
                              'policies': ['anti-affinity:zone']}})
-        self.assertEqual(400, status)
-        self.assertIn('Nova has no server group with this id',
-                      body['errors'][0]['detail'])
+        self.assertEqual((404, 'server group 00000000-0000-4000-8000-'
+                          '000000000999 not found'),
+                         (status, body['errors'][0]['detail']))
         group = self._group('anti-affinity')
         status, body = self.call('POST', '/os-server-groups', {
             'server_group': {'id': group['id'], 'project_id': 'another',
@@ -151,6 +151,71 @@ class StoredGroupTest(base.ScopedPoliciesTestCase):
         self.assertEqual(400, status)
         self.assertIn('belongs to another project',
                       body['errors'][0]['detail'])
+        # another project learns nothing of the group: answered as one
+        # Nova does not have
+        status, body = self.call('POST', '/os-server-groups', {
+            'server_group': {'id': group['id'],
+                             'policies': ['anti-affinity:zone']}},
+            {'X-Project-Id': 'another', 'X-Roles': 'member'})
+        self.assertEqual((404, f'server group {group["id"]} not found'),
+                         (status, body['errors'][0]['detail']))
+
+    def test_an_excluded_member_frees_its_rack(self):
+        """remove_instance of a member Nova booted: Nova keeps it in its
+        group, the scheduler no longer counts it, so the next boot into
+        the anti-affinity:rack group may use its rack; add_instance counts
+        it again."""
+        racks = sorted(a['uuid'] for a in self.admin_api.api_get(
+            '/os-aggregates').body['aggregates'] if a['name'] in self.RACKS)
+        status, body = self.call('POST', '/os-policy-scopes', {
+            'policy_scope': {'name': 'rack', 'aggregates': racks}}, ADMIN)
+        self.assertEqual(201, status, body)
+        group = self._group('soft-anti-affinity')
+        action = f'/os-server-groups/{group["id"]}/action'
+        status, body = self.call('POST', '/os-server-groups', {
+            'server_group': {'id': group['id'],
+                             'policies': ['anti-affinity:rack']}})
+        self.assertEqual(200, status, body)
+        servers = [self._boot(group)[0] for _ in self.RACKS]
+        self.assertEqual(set(self.RACKS), set(self.racks_of(servers)))
+        self._boot(group, expected='ERROR')    # every rack holds a member
+
+        gone = servers[0]
+        status, body = self.call('POST', action, {
+            'remove_instance': {'instance_id': gone['id']}})
+        self.assertEqual(200, status, body)
+        self.assertEqual([gone['id']],
+                         body['server_group']['excluded_members'])
+        self.assertIn(gone['id'],
+                      self.api.get_server_group(group['id'])['members'])
+        server = self._boot(group)[0]
+        self.assertEqual(self.rack_of[self.host_of(gone)],
+                         self.rack_of[self.host_of(server)])
+        status, body = self.call(
+            'GET', f'/os-server-groups/{group["id"]}/audit')
+        audit = body['server_group_policy_audit']
+        self.assertNotIn(gone['id'],
+                         [m['instance_id'] for m in audit['members']])
+        self.assertEqual([], audit['violations'])
+
+        status, body = self.call('POST', action, {
+            'add_instance': {'instance_id': gone['id']}})
+        self.assertEqual(200, status, body)
+        self.assertEqual([], body['server_group']['excluded_members'])
+        failed = self._boot(group, expected='ERROR')[0]
+        self.assertIn('No valid host', failed['fault']['message'])
+
+        # a member Nova booted joins no other group with scoped policies
+        # (the service asks Nova which group the server is in)
+        other = self._group('soft-anti-affinity')
+        self.call('POST', '/os-server-groups', {'server_group': {
+            'id': other['id'], 'policies': ['soft-anti-affinity:rack']}})
+        status, body = self.call(
+            'POST', f'/os-server-groups/{other["id"]}/action',
+            {'add_instance': {'instance_id': servers[1]['id']}})
+        self.assertEqual((409, f'instance {servers[1]["id"]} is a member '
+                          'of a server group already'),
+                         (status, body['errors'][0]['detail']))
 
     def test_members_added_through_the_api_count(self):
         self._zone_scope()

@@ -4,9 +4,17 @@ their members (added without enforcement) and the audit.
 The group uuid is the Nova server group's; the scheduler plugins read the
 policies saved here for boots into that group. Policies are stored with
 real domain identifiers and shown to tenants in their own form.
+
+A group's members are those added here and, when ``[nova]`` is
+configured, those Nova booted into it; ``remove_instance`` of one of
+Nova's records it as excluded (Nova keeps it in its group; the scheduler
+and the audit no longer count it), ``add_instance`` of it drops the
+exclusion. Another project's group, whether Nova's or stored here, is
+answered as one that does not exist.
 """
 
 import dataclasses
+import typing
 
 import webob
 
@@ -19,6 +27,7 @@ from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import records
+from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies import policy
 
 _PREFIX = 'server_group'
@@ -63,16 +72,23 @@ def _document(service, data: dict, project_id: str,
         raise util.bad_policy(exc)
 
 
-def _check_nova_group(service, uuid: str, project: str) -> None:
-    """With ``[nova]`` configured: Nova has the group, in that project."""
+def _check_nova_group(service, context, uuid: str, project: str) -> None:
+    """With ``[nova]`` configured: Nova has the group, in that project.
+
+    :raises webob.exc.HTTPNotFound: Nova has no such group, or it is in a
+        project whose groups the caller may not see (answered alike).
+    :raises webob.exc.HTTPBadRequest: the caller may see the group, and
+        it is in another project than ``project``.
+    """
     if service.nova is None:
         return
     group = service.nova.group(uuid)
-    if group is None:
-        raise webob.exc.HTTPBadRequest(
-            explanation=f'{_PREFIX}.id: {uuid!r}: Nova has no server group '
-            'with this id; create it with Nova first')
-    if group.get('project_id') not in (None, project):
+    owner = group.get('project_id') if group is not None else None
+    if group is None or (owner not in (None, project) and not context.can(
+            rules.SHOW, {'project_id': owner}, fatal=False)):
+        raise webob.exc.HTTPNotFound(
+            explanation=f'server group {uuid} not found')
+    if owner not in (None, project):
         raise webob.exc.HTTPBadRequest(
             explanation=f'{_PREFIX}.id: {uuid!r}: the Nova server group '
             f'belongs to another project than {project}')
@@ -112,11 +128,13 @@ def create_group(req: webob.Request) -> webob.Response:
     uuid = util.check_uuid(data.pop('id'), f'{_PREFIX}.id')
     project = data.pop('project_id', None) or context.project_id
     context.can(rules.CREATE, {'project_id': project})
-    _check_nova_group(service, uuid, project)
+    _check_nova_group(service, context, uuid, project)
     document = _document(service, data, project, visibility.viewer(req))
     record = service.store.create_group(
         uuid, project, dataclasses.replace(document, name=None),
         name=document.name, user_id=context.user_id)
+    service.notify(req, 'scoped_server_group.create',
+                   payloads.of_group(record))
     return _render(req, record)
 
 
@@ -130,6 +148,8 @@ def update_group(req: webob.Request) -> webob.Response:
         document = _document(service, data, record.project_id,
                              visibility.viewer(req))
     record = service.store.update_group(record.uuid, document, name)
+    service.notify(req, 'scoped_server_group.update',
+                   payloads.of_group(record))
     return _render(req, record)
 
 
@@ -137,6 +157,8 @@ def delete_group(req: webob.Request) -> webob.Response:
     record = _group(req, rules.DELETE)
     service = req.environ[util.SERVICE]
     service.store.delete_group(record.uuid)
+    service.notify(req, 'scoped_server_group.delete',
+                   payloads.of_group(record))
     return util.json_response(req, None, status=204)
 
 
@@ -147,30 +169,61 @@ def group_action(req: webob.Request) -> webob.Response:
         record = _group(req, rules.ADD_INSTANCE)
         instance = util.check_uuid(data['add_instance']['instance_id'],
                                    'add_instance.instance_id')
-        hosts.check_owner(service.placement, instance, record.project_id,
-                          service.nova)
+        booted_in = None
+        # an excluded instance is one of Nova's members of this group:
+        # adding it back only drops the exclusion
+        if instance not in record.excluded:
+            hosts.check_owner(service.placement, instance, record.project_id,
+                              service.nova)
+            if service.nova is not None:
+                booted_in = service.nova.server_group(instance)
         record = service.store.add_member(
             record.uuid, instance,
-            max_members=service.conf.scoped_policies_api.max_group_members)
+            max_members=service.conf.scoped_policies_api.max_group_members,
+            booted_in=booted_in)
+        event = 'scoped_server_group.add_member'
     else:
         record = _group(req, rules.REMOVE_INSTANCE)
-        record = service.store.remove_member(
-            record.uuid,
-            util.check_uuid(data['remove_instance']['instance_id'],
-                            'remove_instance.instance_id'))
+        instance = util.check_uuid(data['remove_instance']['instance_id'],
+                                   'remove_instance.instance_id')
+        booted = _booted(service, record)
+        if instance not in record.counted(booted):
+            raise webob.exc.HTTPNotFound(
+                explanation=f'remove_instance.instance_id: instance '
+                f'{instance} is not a member of server group {record.uuid}')
+        record = service.store.remove_member(record.uuid, instance,
+                                             booted=booted)
+        event = 'scoped_server_group.remove_member'
+    service.notify(req, event, payloads.of_member(record, instance))
     return _render(req, record)
+
+
+def _booted(service, record: records.GroupRecord) -> typing.List[str]:
+    """The group's members as Nova lists them (none without ``[nova]``:
+    the service cannot see them)."""
+    return (service.nova.members(record.uuid) if service.nova is not None
+            else [])
 
 
 def audit_group(req: webob.Request) -> webob.Response:
     context, service = util.env(req)
     record = _group(req, rules.AUDIT)
-    members = list(record.members)
-    if service.nova is not None:
-        members += [m for m in service.nova.members(record.uuid)
-                    if m not in members]
-    record = dataclasses.replace(record, members=tuple(members))
+    members = record.counted(_booted(service, record))
+    record = dataclasses.replace(record, members=members)
     where = hosts.member_placements(service.placement, members)
     topology = topologies.stored(
         service.store, topologies.hosts_by_aggregate(where.aggregates))
-    return util.json_response(req, views.audit(group_audit.audit(
-        record, visibility.viewer(req), topology, where.hosts)))
+    who = visibility.viewer(req)
+    found = group_audit.audit(record, who, topology, where.hosts)
+    violations = found.result.violations
+    if violations:
+        # operators read the violations in real identifiers
+        if not who.real:
+            violations = group_audit.audit(
+                record, visibility.Viewer(True, None), topology,
+                where.hosts).result.violations
+        service.notify(req, 'scoped_policy.violation',
+                       payloads.of_violations('server_group', record.uuid,
+                                              record.project_id,
+                                              violations))
+    return util.json_response(req, views.audit(found))

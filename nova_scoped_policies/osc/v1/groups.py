@@ -16,7 +16,7 @@ from oslo_utils import uuidutils
 from nova_scoped_policies.osc.v1 import common
 
 COLUMNS = ('id', 'name', 'project_id', 'user_id', 'policies', 'rules',
-           'members', 'created_at', 'updated_at')
+           'members', 'excluded_members', 'created_at', 'updated_at')
 LIST_COLUMNS = ('id', 'name', 'project_id', 'policies', 'rules', 'members')
 AUDIT_COLUMNS = ('server_group_id', 'members', 'violations')
 
@@ -240,12 +240,21 @@ class _InstanceAction(command.ShowOne):
 
 
 class AddInstance(_InstanceAction):
-    """Add a server to a group without enforcing its policies."""
+    """Add a server to a group without enforcing its policies.
+
+    A server Nova booted into the group and removed from it here counts
+    again.
+    """
 
     action = 'add_instance'
 
 
 class RemoveInstance(_InstanceAction):
-    """Remove a server from a group."""
+    """Remove a server from a group.
+
+    A server Nova booted into the group stays in Nova's group (``openstack
+    server group show`` lists it) but no longer counts for the group's
+    scoped policies: it is shown under ``excluded_members``.
+    """
 
     action = 'remove_instance'

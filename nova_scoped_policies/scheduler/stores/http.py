@@ -132,6 +132,9 @@ _GROUP_ITEM = {
         'id': {'type': 'string'}, 'project_id': {'type': 'string'},
         'policies': {'type': 'array'}, 'rules': {'type': 'object'},
         'members': {'type': 'array', 'items': {'type': 'string'}},
+        # Nova's members taken out of the scoped policies; absent from a
+        # service older than exclusions
+        'excluded_members': {'type': 'array', 'items': {'type': 'string'}},
         'name': _NULLABLE, 'user_id': _NULLABLE,
         'created_at': _NULLABLE, 'updated_at': _NULLABLE,
     },

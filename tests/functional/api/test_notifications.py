@@ -172,10 +172,32 @@ def _scenario(app):
          200)
     call(app, 'POST', '/repairs', {'repair': {'stack': a['id']}}, A, 200)
     call(app, 'DELETE', f'/stacks/{b["id"]}', None, B, 204)
+    group = fx.GROUPS['GROUP_1']
+    call(app, 'POST', '/os-server-groups', {'server_group': {
+        'id': group, 'policies': ['anti-affinity:rack']}}, A, 200)
+    for instance in ('I1', 'I2'):      # both in rack A
+        call(app, 'POST', f'/os-server-groups/{group}/action', {
+            'add_instance': {'instance_id': fx.INSTANCES[instance][0]}},
+            A, 200)
+    audit = call(app, 'GET', f'/os-server-groups/{group}/audit', None, A,
+                 200)
+    assert audit['server_group_policy_audit']['violations']
+    call(app, 'POST', f'/os-server-groups/{group}/action', {
+        'remove_instance': {'instance_id': fx.INSTANCES['I2'][0]}}, A, 200)
+    call(app, 'POST', f'/os-server-groups/{group}', {'server_group': {
+        'policies': ['soft-anti-affinity:rack']}}, A, 200)
+    call(app, 'DELETE', f'/os-server-groups/{group}', None, A, 204)
     return a, b, ['policy_scope.create', 'policy_scope.update',
                   'policy_scope.create', 'policy_scope.delete',
                   'stack.decide', 'stack.decide', 'scoped_policy.violation',
-                  'stack.confirm', 'scoped_repair.plan', 'stack.delete']
+                  'stack.confirm', 'scoped_repair.plan', 'stack.delete',
+                  'scoped_server_group.create',
+                  'scoped_server_group.add_member',
+                  'scoped_server_group.add_member',
+                  'scoped_policy.violation',
+                  'scoped_server_group.remove_member',
+                  'scoped_server_group.update',
+                  'scoped_server_group.delete']
 
 
 def test_every_event_arrives_once_with_a_valid_payload(vhost):
@@ -210,10 +232,17 @@ def test_every_event_arrives_once_with_a_valid_payload(vhost):
         assert fx.PROJECTS[other] not in text
         assert (b if mine == 'PROJECT_B' else a)['id'] == data['id']
         assert ctxt['project_id'] == fx.PROJECTS[mine]
-    (violation, _), = by_event['scoped_policy.violation']
+    (violation, _), (in_group, _) = by_event['scoped_policy.violation']
     assert (violation['kind'], violation['id']) == ('stack', a['id'])
-    # operators read real identifiers
+    assert (in_group['kind'], in_group['id']) == (
+        'server_group', fx.GROUPS['GROUP_1'])
+    # operators read real identifiers, whoever asked for the audit
     assert fx.AGGREGATES['RACK_A'] in violation['violations'][0]
+    assert fx.AGGREGATES['RACK_A'] in in_group['violations'][0]
+    (removed, _), = by_event['scoped_server_group.remove_member']
+    assert removed['instance_id'] == fx.INSTANCES['I2'][0]
+    assert removed['group']['nova_scoped_policies_object.data'][
+        'members'] == [fx.INSTANCES['I1'][0]]
     (scope, _), = by_event['policy_scope.update']
     assert scope['aggregates'] == [fx.AGGREGATES['RACK_A'],
                                    fx.AGGREGATES['RACK_B']]

@@ -48,3 +48,17 @@ def test_group(client, requests_mock):
 
 def test_not_configured_means_no_client():
     assert nova.NovaGroups.from_conf(fx.make_conf()) is None
+
+
+@pytest.mark.parametrize('status, body, group', [
+    (200, {'server': {'id': 's', 'server_groups': ['g']}}, 'g'),
+    (200, {'server': {'id': 's', 'server_groups': []}}, None),
+    (404, {'itemNotFound': {}}, None),
+])
+def test_server_group(client, requests_mock, status, body, group):
+    """The group a server was booted into: ``server_groups`` of the
+    server, shown from compute microversion 2.71."""
+    requests_mock.get(f'{URL}/servers/s', status_code=status, json=body)
+    assert client.server_group('s') == group
+    assert requests_mock.last_request.headers[
+        'OpenStack-API-Version'] == 'compute 2.71'

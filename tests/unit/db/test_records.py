@@ -6,6 +6,7 @@ import datetime
 import pytest
 
 from nova_scoped_policies.db import records
+from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies import topology as topo
 
 BODY = {'uuid': 'u1', 'name': 'zone', 'allow_identifiers': True,
@@ -39,3 +40,14 @@ def test_parsers_take_records():
                                    {'a1': ['h1']})
     assert made.domains_of('zone', 'h1') == ('a1',)
     assert made.scope('zone').allow_identifiers
+
+
+def test_a_group_record_carries_its_exclusions():
+    body = {'id': 'g', 'project_id': 'p', 'members': ['a'],
+            'excluded_members': ['n1']}
+    record = records.GroupRecord.of(body, PolicyDocument())
+    assert record.excluded == ('n1',)
+    # a service older than exclusions has none
+    del body['excluded_members']
+    assert records.GroupRecord.of(body, PolicyDocument()).excluded == ()
+    assert record.counted(['n1', 'a', 'n2']) == ('a', 'n2')

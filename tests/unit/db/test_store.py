@@ -114,7 +114,11 @@ def test_group_lifecycle(store):
     saved = store.create_group(GROUP, 'tenant-a', doc, name='db')
     assert saved.document == doc and list(saved.members) == []
     with pytest.raises(api.Conflict, match='has scoped policies already'):
+        store.create_group(GROUP, 'tenant-a', doc)
+    # another project's group is answered as one that does not exist
+    with pytest.raises(api.NotFound) as caught:
         store.create_group(GROUP, 'tenant-b', doc)
+    assert str(caught.value) == f'server group {GROUP} not found'
     other = policy.parse_document({'llmn': {'level1': 'rack',
                                             'level2': 'host', 'n': 2},
                                    'rules': {'size': 4}})
@@ -151,6 +155,59 @@ def test_an_instance_is_in_one_group(store):
         store.add_member(other, 'i-1')
     assert str(caught.value) == ('instance i-1 is a member of a server '
                                  'group already')
+
+
+def test_members_nova_booted_are_excluded_and_added_back(store):
+    doc = policy.parse_document({'policies': ['anti-affinity']})
+    store.create_group(GROUP, 'p', doc)
+    booted = ['i-nova-1', 'i-nova-2']
+    store.add_member(GROUP, 'i-api')
+    record = store.remove_member(GROUP, 'i-nova-1', booted=booted)
+    assert (record.members, record.excluded) == (('i-api',), ('i-nova-1',))
+    assert record.counted(booted) == ('i-api', 'i-nova-2')
+    # excluded already, or neither added nor booted: not a member
+    for instance in ('i-nova-1', 'i-other'):
+        with pytest.raises(api.NotFound, match=f'instance {instance} is '
+                                               'not a member'):
+            store.remove_member(GROUP, instance, booted=booted)
+    # adding it back drops the exclusion, whatever the cap: Nova's own
+    # members are not counted against it
+    record = store.add_member(GROUP, 'i-nova-1', max_members=1)
+    assert (record.members, record.excluded) == (('i-api',), ())
+    # a member of Nova's group is one of this group's already
+    with pytest.raises(api.Conflict, match=f'i-nova-2 is a member of '
+                                           f'server group {GROUP} already'):
+        store.add_member(GROUP, 'i-nova-2', booted_in=GROUP)
+    # an instance both added and booted leaves both ways at once
+    store.remove_member(GROUP, 'i-api', booted=['i-api'])
+    assert store.get_group(GROUP).excluded == ('i-api',)
+    store.delete_group(GROUP)
+    assert store.create_group(GROUP, 'p', doc).excluded == ()
+
+
+def test_an_instance_nova_booted_into_a_scoped_group_is_in_no_other(store):
+    doc = policy.parse_document({'policies': ['anti-affinity']})
+    other = '00000000-0000-4000-8000-0000000000b2'
+    plain = '00000000-0000-4000-8000-0000000000b3'   # no scoped policies
+    store.create_group(GROUP, 'p', doc)
+    store.create_group(other, 'q', doc)
+    with pytest.raises(api.Conflict) as caught:
+        store.add_member(GROUP, 'i-1', booted_in=other.upper())
+    # worded as for a member added through the API: never naming the group
+    assert str(caught.value) == ('instance i-1 is a member of a server '
+                                 'group already')
+    assert store.add_member(GROUP, 'i-2', booted_in=plain).members == (
+        'i-2',)
+    # excluded from the group Nova booted it into, it may join another...
+    store.remove_member(other, 'i-1', booted=['i-1'])
+    assert store.add_member(GROUP, 'i-1', booted_in=other).members == (
+        'i-2', 'i-1')
+    # ...and then cannot count in its Nova group again
+    with pytest.raises(api.Conflict, match='member of a server group'):
+        store.add_member(other, 'i-1')
+    assert store.get_group(other).excluded == ('i-1',)
+    with pytest.raises(api.NotFound, match='has no scoped policies'):
+        store.add_member(plain, 'i-3')
 
 
 def test_scopes_in_use_cannot_go(store):

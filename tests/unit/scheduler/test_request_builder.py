@@ -70,6 +70,16 @@ def test_members_to_locate_keep_order_once_each():
         'a', 'b', 'c', 'd']
 
 
+def test_excluded_members_are_not_located():
+    """Nova's snapshot and the API database still list an instance taken
+    out of the group's scoped policies; it counts for nothing."""
+    spec = _spec(members=('a', 'b'))
+    stored = records.GroupRecord('g', 'p', policy.PolicyDocument(),
+                                 members=('c',), excluded=('b', 'd'))
+    assert builder.members_to_locate(spec, ['d', 'e'], stored) == [
+        'a', 'e', 'c']
+
+
 def test_engine_request_takes_the_hosts_chosen_since_the_lookup():
     spec = _spec(hosts=('h1', 'h2', 'h3'), instance_uuid=uuids.new)
     document = policy.parse_document({'policies': ['anti-affinity:rack']})
