@@ -372,9 +372,10 @@ class Placement:
         if not fits:
             raise Conflict('Unable to allocate inventory: The requested '
                            'amount would exceed the capacity.')
+        # checked together: one write may take what another gives back
         touched = set()
         for consumer, write in writes.items():
-            touched |= self._replace(consumer, write, bump=False)
+            touched |= self._apply(consumer, write)
         for rp in touched:
             self.providers[rp].generation += 1
 
@@ -396,13 +397,9 @@ class Placement:
             return False
         return True
 
-    def _replace(self, consumer: str, write: Write,
-                 bump: bool = True) -> typing.Set[str]:
+    def _replace(self, consumer: str, write: Write) -> None:
         """Replace the consumer's allocations if they fit (else
-        :class:`Conflict`).
-
-        :param bump: give each provider touched a new generation.
-        :returns: the providers touched.
+        :class:`Conflict`); each provider touched gets a new generation.
         """
         current = self.consumers.get(consumer)
         # check capacity without the consumer's current allocations
@@ -418,6 +415,14 @@ class Placement:
                         f"allocation for '{rc}' on resource provider "
                         f"'{rp}'. The requested amount would exceed the "
                         'capacity.')
+        for rp in self._apply(consumer, write):
+            self.providers[rp].generation += 1
+
+    def _apply(self, consumer: str, write: Write) -> typing.Set[str]:
+        """Replace the consumer's allocations, capacity checked already;
+        returns the providers touched."""
+        current = self.consumers.get(consumer)
+        mine = current.allocations if current else {}
         touched = set(write.allocations) | set(mine)
         self._account(mine, -1)
         self._account(write.allocations, +1)
@@ -427,9 +432,6 @@ class Placement:
             self.consumers[consumer] = Consumer(
                 write.allocations, write.project_id, write.user_id,
                 current.generation + 1 if current else 1, write.type)
-        if bump:
-            for rp in touched:
-                self.providers[rp].generation += 1
         return touched
 
     def delete(self, consumer: str) -> None:

@@ -31,7 +31,11 @@ representative only where something reads the host itself: an item of
 the host scope, or nova's group filters and weighers for a group with a
 policy (and the instance's own host, on a move). The candidates a class
 stands for are then tried in the order nova's stable sort gives: weight
-first, then host-name order.
+first, then host-name order. The hosts nova's HostManager leaves out of
+Placement's answer (a move's own host, a requested host's others, the
+hosts that failed: :class:`~.specs.Reach`) are no candidates of any class.
+A stack's server is evaluated under several documents at once, each with
+its own members: classes are merged where they are alike for every one.
 ``tests/functional/test_fast_engine.py`` runs every example and randomised
 scenarios through both engines and requires identical reports.
 """
@@ -54,6 +58,7 @@ from nova_scoped_policies.policy.model import HOST_SCOPE as HOST
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.simulator import embedded
 from nova_scoped_policies.simulator import runner
+from nova_scoped_policies.simulator import specs
 
 
 class _Key(typing.NamedTuple):
@@ -114,12 +119,15 @@ class _Candidates:
 
     :param sim: the host strategy (:class:`HostClasses`).
     :param query: the boot's validated query.
+    :param reach: the hosts nova's HostManager leaves out of Placement's
+        answer (:class:`specs.Reach`).
     """
 
-    def __init__(self, sim: 'HostClasses',
-                 query: model.CandidateQuery) -> None:
+    def __init__(self, sim: 'HostClasses', query: model.CandidateQuery,
+                 reach: specs.Reach = specs.Reach()) -> None:
         self.sim = sim
         self.query = query
+        self.reach = reach
         self._fit: typing.Dict[int, bool] = {}   # class serial -> fits
         self._resources = tuple(sorted(query.resources.items()))
         self._limited: typing.Optional[typing.Set[str]] = None
@@ -159,7 +167,7 @@ class _Candidates:
         for serial, cls in fitting.items():
             if not cls.hosts:
                 emptied.append(serial)   # its hosts moved to other classes
-            elif self._limited is None:
+            elif self._limited is None and self.reach.everywhere:
                 # every host of a class that fits is a candidate
                 found.append((cls, 0))
             else:
@@ -194,8 +202,10 @@ class _Candidates:
         return position
 
     def listed(self, host: str) -> bool:
-        """Within Placement's ``limit``, if the query had one."""
-        return self._limited is None or host in self._limited
+        """Within Placement's ``limit``, if the query had one, and not
+        left out by nova's HostManager."""
+        return (self._limited is None or host in self._limited) and \
+            self.reach.allows(host)
 
     def candidate(self, host: str) -> bool:
         """Is ``host`` among the boot's candidates?"""
@@ -236,11 +246,14 @@ class _Likeness:
         self.busy: typing.FrozenSet[str] = frozenset()
         if evaluation is None:
             return
-        ctx = evaluation.context
-        for scope, domains in sorted(evaluation.distinguished().items()):
-            if scope != HOST:
-                self.scopes.append(
-                    (scope, None if domains is None else ctx.counts(scope)))
+        # a stack's server: one evaluation per document, each with its
+        # own members
+        for part in evaluation.parts:
+            ctx = part.context
+            for scope, domains in sorted(part.distinguished().items()):
+                if scope != HOST:
+                    self.scopes.append((scope, None if domains is None
+                                        else ctx.counts(scope)))
         self.busy = frozenset(d for _, counts in self.scopes if counts
                               for d in counts)
         self._read = tuple((scope, counts is None)
@@ -442,7 +455,7 @@ class HostClasses:
         except fake.APIError as err:
             raise pc.PlacementError(err.status, 'GET',
                                     '/allocation_candidates', err.detail)
-        self._boot = _Candidates(self, query)
+        self._boot = _Candidates(self, query, self.sim.reach(spec))
         return self._boot
 
     def sorted_hosts(self, spec, candidates: _Candidates, index):
@@ -525,12 +538,15 @@ class HostClasses:
         nova's group filters and weighers for a group with a policy)."""
         if evaluation is None:
             return set()
-        ctx = evaluation.context
-        found = {ctx.current_host} if ctx.current_host else set()
+        found: typing.Set[str] = set()
         group = spec.instance_group
-        if HOST in ctx.request.document.scopes or (
-                group is not None and group.policy):
-            found.update(ctx.placed_hosts)
+        for part in evaluation.parts:
+            ctx = part.context
+            if ctx.current_host:
+                found.add(ctx.current_host)
+            if HOST in ctx.request.document.scopes or (
+                    group is not None and group.policy):
+                found.update(ctx.placed_hosts)
         return found
 
     def weigh(self, hosts, spec) -> typing.List[nova_weights.WeighedHost]:

@@ -1,25 +1,28 @@
-"""Stacks in a simulation: ``plan``, ``boot_plan`` and ``confirm``.
+"""Stacks in a simulation, as the policy service keeps them.
 
-A plan is one joint decision for a whole stack
-(:func:`nova_scoped_policies.stacks.solver.decide`) over the simulated
-cloud's free capacity, held in Placement with one atomic
-``POST /allocations`` of hold consumers
-(:mod:`nova_scoped_policies.placement.holds`), as the policy service holds
-it. ``boot_plan`` boots each decided server on its host: its hold is
-released and its own allocation claimed, as the ``scoped_plan`` request
-filter and nova's claim do; a server whose host no longer takes it, or
-whose policies it would now break, fails like any boot. ``confirm``
-releases what was not booted.
+A ``plan`` is decided and held by the one stacks service
+(:func:`nova_scoped_policies.stacks.service.decide_and_hold`): the
+simulation is its :class:`Source` (the cloud's free capacity,
+:class:`~.world.Cloud`), its :class:`Holds` (one atomic ``POST
+/allocations`` of hold consumers, :mod:`nova_scoped_policies.placement.
+holds`) and its :class:`Decisions` (the decision record in the scratch
+policy store, :class:`nova_scoped_policies.db.stacks.StackStore`, as the
+policy service creates it). ``boot_plan`` then boots each server as a
+tenant does, with the decision's hints: the ``scoped_plan`` request filter
+pins it to its decided host and gives its hold back through the store
+driver, and the filters check the stack's policies. :func:`audit` is the
+stacks' audit at the end.
 """
 
-import time
 import typing
 
-from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import holds
 from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.simulator import scenario as sc
+from nova_scoped_policies.stacks import live
 from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks import service
 from nova_scoped_policies.stacks import solver
 
 TIME_LIMIT = 10.0
@@ -34,130 +37,110 @@ class Plans:
 
     def __init__(self, sim) -> None:
         self.sim = sim
+        # stack name -> what the report says of its last plan
         self.records: typing.Dict[str, dict] = {}
-        self._holds: typing.Dict[str, holds.Hold] = {}
+        # stack name -> the id of its last reserved decision
+        self.decisions: typing.Dict[str, str] = {}
+        self._made = 0
 
-    def handle(self, request: sc.PlanRequest) -> int:
-        """Run one request; returns the servers it placed."""
-        return getattr(self, request.kind)(self.sim.scenario.stacks[
-            request.stack])
+    def store(self) -> stack_db.StackStore:
+        return stack_db.StackStore(self.sim.store)
 
-    # -- the world a decision reads ----------------------------------------
+    def next_id(self, entry: sc.StackEntry) -> str:
+        """A decision id: the same scenario, the same ids."""
+        self._made += 1
+        return sc.stable_uuid('stack-decision', f'{entry.name}:{self._made}')
 
-    def world(self) -> solver.World:
-        sim = self.sim
-        hosts = []
-        for host in sim.scenario.hosts:
-            used = sim.placement.usages(host.uuid)
-            free = {rc: n - used.get(rc, 0)
-                    for rc, n in host.resources.items()}
-            hosts.append(solver.HostState(
-                host.name, host.uuid, free,
-                frozenset(host.traits) | frozenset(sim.NOVA_TRAITS)))
-        servers = {r['uuid']: r['host'] for r in sim.servers.values()}
-        groups = {sim.scenario.groups[name].uuid: tuple(
-            sim.servers[s]['host'] for s in record['members']
-            if s in sim.servers and sim.servers[s]['host'])
-            for name, record in sim.groups.items()}
-        return solver.World(tuple(hosts), sim.aggregates.topology, servers,
-                            groups)
+    def real(self, entry: sc.StackEntry) -> model.Stack:
+        """The stack with real domain ids.
 
-    # -- requests --------------------------------------------------------
+        :raises PolicyError: a domain its tenant cannot target.
+        """
+        return model.with_real_ids(entry.stack, self.sim.aggregates.topology,
+                                   entry.project)
 
-    def plan(self, entry: sc.StackEntry) -> int:
-        started = time.perf_counter()
-        record = {'status': 'infeasible', 'assignments': {}, 'reason': '',
-                  'confirmed': False}
-        for attempt in range(2):   # a 409 from Placement: decide again
-            world = self.world()
-            try:
-                stack = model.with_real_ids(entry.stack, world.topology,
-                                            entry.project)
-                decision = solver.decide(stack, world, TIME_LIMIT)
-            except (model.StackError, PolicyError) as exc:
-                record['reason'] = str(exc)
-                break
-            if not decision.feasible:
-                record['reason'] = decision.reason
-                break
-            by_name = {s.name: s for s in entry.stack.servers}
-            hosts = {h.name: h.uuid for h in self.sim.scenario.hosts}
-            try:
-                self._holds[entry.name] = holds.hold(
-                    self.sim.placement,
-                    {server: (hosts[host],
-                              dict(by_name[server].flavor.resources))
-                     for server, host in decision.assignments.items()},
-                    entry.project, self.sim.USER, entry.stack.lease_seconds)
-            except holds.RedecideError as exc:
-                record['reason'] = str(exc)
-                continue
-            record.update(status='reserved', reason='',
-                          assignments=dict(decision.assignments))
-            break
-        record['seconds'] = round(time.perf_counter() - started, 3)
-        self.records[entry.name] = record
-        return 0
 
-    def boot_plan(self, entry: sc.StackEntry) -> int:
-        record = self.records.get(entry.name)
-        held = self._holds.get(entry.name)
-        booted = 0
-        stack = entry.stack
-        clauses = solver.compile_stack(stack, self.world())
-        for server in stack.servers:
-            host = (record or {}).get('assignments', {}).get(server.name)
-            if host is None or held is None:
-                self.sim.fail_servers([server.name], None, 'no reserved plan '
-                                      f'for stack {entry.name}')
-                continue
-            holds.release(self.sim.placement, held, [server.name])
-            problem = self._breaks(stack, clauses, server.name, host)
-            if problem is None and not self._claim(server, host,
-                                                   entry.project):
-                problem = f'{host} no longer has room for it'
-            if problem:
-                self.sim.fail_servers([server.name], None, problem)
-                continue
-            self.sim.placed(server.name, sc.stable_uuid('server',
-                                                        server.name), host,
-                            server.flavor.resources)
-            booted += 1
-        return booted
+class Source:
+    """:class:`service.WorldSource`: the simulated cloud now."""
 
-    def confirm(self, entry: sc.StackEntry) -> int:
-        held = self._holds.pop(entry.name, None)
-        if held is not None:
-            holds.confirm(self.sim.placement, held, ())
-            self.records[entry.name]['confirmed'] = True
-        return 0
+    def __init__(self, sim) -> None:
+        self.sim = sim
 
-    # -- helpers ---------------------------------------------------------
+    def world(self, stack: model.Stack) -> solver.World:
+        return self.sim.cloud.world()
 
-    def _breaks(self, stack, clauses, name, host) -> typing.Optional[str]:
-        """The host filters still check every policy: the decided host
-        against the servers of the stack booted so far."""
-        servers = self.sim.servers
-        placed = {s.name: servers[s.name]['host'] for s in stack.servers
-                  if s.name in servers and servers[s.name]['host']}
-        found = solver.check_server(clauses, self.sim.aggregates.topology,
-                                    placed, name, host)
-        if found:
-            return 'its decided host now breaks a policy: ' + '; '.join(
-                found)
-        return None
 
-    def _claim(self, server: model.Server, host: str, project: str) -> bool:
-        uuid = {h.name: h.uuid for h in self.sim.scenario.hosts}[host]
+class Holds:
+    """:class:`service.Holder`: holds in the simulation's Placement.
+
+    :param sim: the simulation.
+    :param entry: the stack.
+    """
+
+    def __init__(self, sim, entry: sc.StackEntry) -> None:
+        self.sim = sim
+        self.entry = entry
+
+    def hold(self, stack: model.Stack, decision: solver.Decision,
+             world: solver.World) -> holds.Hold:
         try:
-            self.sim.placement.put_allocations(
-                sc.stable_uuid('server', server.name), {
-                    'allocations': {uuid: {
-                        'resources': dict(server.flavor.resources)}},
-                    'project_id': project, 'user_id': self.sim.USER,
-                    'consumer_generation': None})
-        except pc.PlacementError as exc:
-            if exc.status == 409:
-                return False
-            raise
-        return True
+            return holds.hold(self.sim.placement,
+                              service.held_resources(stack, decision, world),
+                              self.entry.project, self.sim.USER,
+                              stack.lease_seconds)
+        except holds.RedecideError:
+            raise service.Taken() from None
+
+    def release(self, held: holds.Hold) -> None:
+        holds.release(self.sim.placement, held)
+
+
+class Decisions:
+    """:class:`service.Recorder`: the decision record in the scratch
+    policy store, as the policy service writes it.
+
+    :param plans: the simulation's plans.
+    :param entry: the stack.
+    """
+
+    def __init__(self, plans: Plans, entry: sc.StackEntry) -> None:
+        self.plans = plans
+        self.entry = entry
+
+    def record(self, stack: model.Stack, decision: solver.Decision,
+               world: solver.World,
+               held: holds.Hold) -> stack_db.StackRecord:
+        entry = self.entry
+        resources = service.held_resources(stack, decision, world)
+        return self.plans.store().create(stack_db.StackRecord(
+            self.plans.next_id(entry), stack.name, entry.project,
+            self.plans.sim.USER, stack_db.RESERVED, stack.lease_seconds,
+            held.expires_at, decision.seconds, dict(entry.document),
+            {name: stack_db.StackServer(
+                name, decision.assignments[name], provider, amounts,
+                held.consumers[name])
+             for name, (provider, amounts) in resources.items()}))
+
+
+def hold_of(record: stack_db.StackRecord) -> holds.Hold:
+    """The hold of a decision record (what is still held)."""
+    return holds.Hold(record.id, record.project_id, record.user_id,
+                      record.held, record.expires_at)
+
+
+def audit(sim) -> typing.Dict[str, dict]:
+    """Every stack of the scenario against where its servers run now
+    (:func:`nova_scoped_policies.stacks.live.audit`, the verdicts of the
+    policies' own plugins), by stack name."""
+    world = sim.cloud.world(hosts=False)
+    found = {}
+    for name, entry in sim.scenario.stacks.items():
+        placed = {s.name: sim.servers[s.name]['host']
+                  for s in entry.stack.servers if s.name in sim.servers}
+        try:
+            found[name] = live.audit(sim.plans.real(entry), world,
+                                     placed).to_dict()
+        except (model.StackError, PolicyError) as exc:
+            found[name] = {'status': 'unknown', 'reason': str(exc),
+                           'servers': placed, 'policies': []}
+    return found

@@ -186,8 +186,14 @@ def _limit(data: dict,
     return None, ''
 
 
+def _failed_boots(result: dict) -> typing.Set[str]:
+    """The servers that failed to boot (a failed move leaves its server
+    where it was)."""
+    return {f['server'] for f in result['failures'] if 'why' not in f}
+
+
 def _group_specs(result: dict, topology) -> typing.List[_Spec]:
-    failures = {f['server'] for f in result['failures']}
+    failures = _failed_boots(result)
     specs = []
     for name, data in sorted(result['audit'].items(),
                              key=lambda item: report.natural(item[0])):
@@ -226,7 +232,7 @@ def _group_specs(result: dict, topology) -> typing.List[_Spec]:
 
 
 def _plan_specs(result: dict, topology) -> typing.List[_Spec]:
-    failures = {f['server'] for f in result['failures']}
+    failures = _failed_boots(result)
     specs = []
     for name, plan in sorted(result.get('plans', {}).items(),
                              key=lambda item: report.natural(item[0])):

@@ -6,6 +6,10 @@ import typing
 from oslo_serialization import jsonutils
 
 _MAX_REJECTIONS = 10
+_FAILED = {None: 'FAILED', 'migrate': 'FAILED to migrate',
+           'evacuate': 'FAILED to evacuate',
+           'repair': 'FAILED to move (repair)'}
+"""How a failure opens: a boot's, or a move's by why it moved."""
 
 
 def natural(name: str) -> list:
@@ -28,11 +32,16 @@ def to_table(result: dict) -> str:
                                             for s in scopes]
                 for p in placements]
         lines += ['Placements', *_grid(header, rows), '']
+    if result.get('moves'):
+        lines += ['Moves', *_grid(['server', 'from', 'to', 'why'], [
+            [m['server'], m['from'], m['to'], m['why']]
+            for m in result['moves']]), '']
     for servers, failure in _grouped_failures(result['failures']):
         who = ', '.join(servers) if len(servers) <= 4 else (
             f'{len(servers)} servers ({servers[0]}, {servers[1]}, ..., '
             f'{servers[-1]})')
-        lines.append(f'FAILED {who}: {failure["reason"]}')
+        lines.append(f'{_FAILED[failure.get("why")]} {who}: '
+                     f'{failure["reason"]}')
         rejections = sorted(failure['rejections'].items(),
                             key=lambda item: natural(item[0]))
         for host, reasons in rejections[:_MAX_REJECTIONS]:
@@ -54,6 +63,11 @@ def to_table(result: dict) -> str:
         if rows:
             lines += _grid(['server', 'decided host'], rows)
         lines.append('')
+    for stack, data in sorted(result.get('stacks', {}).items(),
+                              key=lambda item: natural(item[0])):
+        lines += _stack_audit(stack, data)
+    for repair in result.get('repairs', ()):
+        lines += _repair(repair)
     for group, data in sorted(result['audit'].items(),
                               key=lambda item: natural(item[0])):
         policies = ', '.join(data['policies']['policies']) or '-'
@@ -73,10 +87,36 @@ def to_table(result: dict) -> str:
             ['  no violation']
         lines.append('')
     stats = result['stats']
+    moved = f'{len(result["moves"])} moved, ' if 'moves' in result else ''
     lines.append(f'{stats["requests"]} requests, {stats["placed"]} servers '
-                 f'placed, {len(result["failures"])} failed, '
+                 f'placed, {len(result["failures"])} failed, {moved}'
                  f'{stats["seconds"]} s')
     return '\n'.join(lines)
+
+
+def _stack_audit(stack: str, data: dict) -> typing.List[str]:
+    """A stack's audit: its verdict, then each of its documents'."""
+    lines = [f'Stack {stack} audit: {data["status"]}'
+             + (f': {data["reason"]}' if data.get('reason') else '')]
+    for policy in data['policies']:
+        lines.append(f'  {policy["field"]} ({policy["kind"]}): '
+                     f'{", ".join(policy["policies"]) or "-"}: '
+                     f'{policy["status"]}')
+        lines += [f'    VIOLATION {v}' for v in policy['violations']]
+    return lines + ['']
+
+
+def _repair(repair: dict) -> typing.List[str]:
+    """A repair: its outcome, then its moves in order."""
+    lines = [f'Repair {repair["target"]}: {repair["status"]} in '
+             f'{repair["seconds"]} s'
+             + (f': {repair["reason"]}' if repair['reason'] else '')]
+    if repair['moves']:
+        lines += _grid(['server', 'from', 'to', ''], [
+            [m['server'], m['from'], m['to'],
+             'temporary' if m.get('temporary') else '']
+            for m in repair['moves']])
+    return lines + ['']
 
 
 def _grouped_failures(failures):
@@ -85,7 +125,8 @@ def _grouped_failures(failures):
     groups: typing.Dict[str, typing.Tuple[list, dict]] = {}
     for failure in failures:
         key = to_json({'reason': failure['reason'],
-                       'rejections': failure['rejections']})
+                       'rejections': failure['rejections'],
+                       'why': failure.get('why')})
         groups.setdefault(key, ([], failure))[0].append(failure['server'])
     return [(sorted(servers, key=natural), failure)
             for servers, failure in groups.values()]

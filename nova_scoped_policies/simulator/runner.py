@@ -24,6 +24,14 @@ before the request are built: its totals and the usage of its servers
 (allocation ratios 1.0, as the inventories), its server count, no I/O in
 flight, an enabled compute service that reports in, and libvirt's x86_64
 guests.
+
+The :class:`Simulation` holds that world and the scheduler's path
+(:meth:`Simulation.schedule`); each kind of request is a handler of its
+own (:mod:`.handlers`). A move (``migrate``, the evacuations of
+``fail_host``, the moves of ``repair``: :mod:`.moves`) takes the same path
+with the server's own RequestSpec, as nova's conductor sends it: the
+instance, ``ignore_hosts`` or ``requested_destination``; the hosts that
+failed are never candidates again (:class:`.specs.Reach`).
 """
 
 import collections
@@ -50,21 +58,25 @@ from nova_scoped_policies.db import migration
 from nova_scoped_policies.engine import audit as audit_mod
 from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.placement import holds
 from nova_scoped_policies.scheduler import aggregate_cache
 from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import plugins
 from nova_scoped_policies.scheduler import request_filters
 from nova_scoped_policies.scheduler import state
+from nova_scoped_policies.scheduler import stores
+from nova_scoped_policies.scheduler.stores import sql as sql_store
+from nova_scoped_policies.simulator import handlers
 from nova_scoped_policies.simulator import plans as plans_mod
 from nova_scoped_policies.simulator import scenario as sc
+from nova_scoped_policies.simulator import specs
+from nova_scoped_policies.simulator import world as world_mod
 
 CONF = cfg.CONF
 objects.register_all()
 QUERY_VERSION = '1.36'   # what nova's report client sends
 NOVA_TRAITS = ('COMPUTE_NODE', 'OWNER_NOVA')   # nova sets both on computes
-USER = 'simulator'
-_FLAVOR_FIELDS = ('VCPU', 'MEMORY_MB', 'DISK_GB')
-"""Resource classes a flavor carries in its own fields."""
+USER = specs.USER
 GUESTS = [['x86_64', 'kvm', 'hvm'], ['x86_64', 'qemu', 'hvm']]
 """The guests every simulated host supports (ImagePropertiesFilter)."""
 ALIKE_ATTRIBUTES = frozenset({
@@ -198,12 +210,14 @@ class EveryHost:
         """``host``'s HostState changed: nothing to do."""
 
     def query(self, spec) -> typing.List[host_manager.HostState]:
-        """The candidates of ``GET /allocation_candidates``."""
+        """The candidates of ``GET /allocation_candidates`` that nova's
+        HostManager hands the filters (:meth:`Simulation.reach`)."""
         sim = self.sim
         data = sim.placement.request(
             'GET', f'/allocation_candidates?{sim.querystring(spec)}',
             version=QUERY_VERSION).json()
-        return sim.host_states_of(data)
+        reach = sim.reach(spec)
+        return [h for h in sim.host_states_of(data) if reach.allows(h.host)]
 
     def sorted_hosts(self, spec, candidates, index):
         """The hosts that pass nova's filters, best weighed first."""
@@ -253,6 +267,68 @@ class _Silent:
 _SILENT = _Silent()
 
 
+class Scheduled(typing.NamedTuple):
+    """What a scheduling request came to.
+
+    :param chosen: (instance uuid, host) per instance, claimed; empty when
+        it failed.
+    :param reason: why it failed.
+    :param candidates: the candidates it had (for the reasons of a
+        failure); None when no host was tried.
+    """
+
+    chosen: typing.Tuple[typing.Tuple[str, str], ...]
+    reason: str = ''
+    candidates: typing.Optional[typing.Iterable[typing.Any]] = ()
+
+
+class _ComputeNode(typing.NamedTuple):
+    host: str
+    hypervisor_hostname: str
+    uuid: str
+
+
+class _ComputeNodes:
+    """What nova's ``resources_from_request_spec`` asks its HostManager
+    for a requested host: its compute node (one per simulated host).
+
+    :param uuid_of: host -> its provider's uuid.
+    """
+
+    def __init__(self, uuid_of: typing.Mapping[str, str]) -> None:
+        self._uuid_of = uuid_of
+
+    def get_compute_nodes_by_host_or_node(self, ctxt, host, node,
+                                          cell=None):
+        name = host or node
+        uuid = self._uuid_of.get(name)
+        return [_ComputeNode(name, name, uuid)] if uuid else []
+
+
+class _Members(members_mod.StaticMemberLocator):
+    """Where the simulated servers run (``hosts``: instance uuid ->
+    host, kept by the simulation as servers are built, moved and
+    deleted), and the Nova members of a scenario group, as nova's API
+    database lists them.
+
+    :param sim: the simulation.
+    """
+
+    def __init__(self, sim: 'Simulation') -> None:
+        super().__init__()
+        self._sim = sim
+        self._names = {g.uuid: name
+                       for name, g in sim.scenario.groups.items()}
+
+    def current_members(self, context, group_uuid: str) -> typing.List[str]:
+        name = self._names.get(group_uuid)
+        if name is None:
+            return []
+        record = self._sim.groups[name]
+        return [self._sim.servers[s]['uuid'] for s in record['members']
+                if s not in record['added'] and s in self._sim.servers]
+
+
 class Simulation:
     """One scenario against one Placement.
 
@@ -272,7 +348,7 @@ class Simulation:
                  EveryHost) -> None:
         self.scenario = scenario
         self.placement = placement
-        self.members = members_mod.StaticMemberLocator()
+        self.members = _Members(self)
         self.aggregates = aggregate_cache.StaticAggregates(
             scenario.aggregates, scenario.topology())
         # members: every member, booted into the group (Nova's) or added
@@ -281,9 +357,14 @@ class Simulation:
                               'added': set()}
                        for name, g in scenario.groups.items()}
         self.store: typing.Optional[store_api.PolicyStore] = None
-        self.servers: typing.Dict[str, dict] = {}   # name -> record
+        # name -> {uuid, host, group, resources, launch}
+        self.servers: typing.Dict[str, dict] = {}
         self.placements: typing.List[dict] = []
         self.failures: typing.List[dict] = []
+        self.moves: typing.List[dict] = []
+        self.repairs: typing.List[dict] = []
+        self.down: typing.Set[str] = set()   # hosts that failed
+        self.uuid_of = {h.name: h.uuid for h in scenario.hosts}
         self.ctxt = nova_context.get_admin_context()
         self.filter_handler = nova_filters.HostFilterHandler()
         self.weight_handler = nova_weights.HostWeightHandler()
@@ -302,6 +383,7 @@ class Simulation:
             (h.name for h in scenario.hosts), key=_natural))}
         self._nova_aggs: typing.Dict[str, list] = {}
         self.plans = plans_mod.Plans(self)
+        self.cloud = world_mod.Cloud(self)
         self.hosts = hosts(self)
 
     # -- the world -------------------------------------------------------
@@ -333,7 +415,7 @@ class Simulation:
         everything afterwards."""
         saved = state.STATES
         # the simulator writes the store itself and drops the scheduler's
-        # cached copy after each write (see _stored)
+        # cached copy after each write (see stored)
         overrides = dict(self.scenario.config, store_driver='sql',
                          store_cache_ttl=24 * 3600)
         nova_overrides = self.scenario.nova_config
@@ -351,7 +433,12 @@ class Simulation:
             CONF.set_override(key, value, 'scoped_policies')
         for key, value in nova_overrides.items():
             CONF.set_override(key, value, 'filter_scheduler')
-        state.STATES = state.RequestStates(self.members, self.aggregates)
+        # the scheduler's store driver, giving holds back in this
+        # simulation's Placement (nova's report client does in a cloud)
+        driver = sql_store.SqlStore(CONF, release=self.release_hold)
+        state.STATES = state.RequestStates(
+            self.members, self.aggregates, store=stores.CachedStore(
+                driver, lambda: CONF.scoped_policies.store_cache_ttl))
         try:
             self._save_groups()
             self._load_plugins()
@@ -363,6 +450,7 @@ class Simulation:
                 CONF.clear_override(key, 'filter_scheduler')
             CONF.clear_override('connection', store_conf.STORE_GROUP)
             state.STATES = saved
+            driver.store.engine.dispose()
             anchor.close()
             self.store.engine.dispose()
 
@@ -372,20 +460,27 @@ class Simulation:
         for name, group in self.scenario.groups.items():
             record = self.store.create_group(
                 group.uuid, group.project,
-                self._real(group.project, group.document), name=name,
+                self.real(group.project, group.document), name=name,
                 check_scopes=False)
             # as a running scheduler would have: the driver loaded and the
             # group read, which answers the record the write returned
-            # (later writes drop the copy: see _stored)
+            # (later writes drop the copy: see stored)
             state.states().sources.store.remember(record)
 
-    def _real(self, project, document):
+    def real(self, project, document):
+        """``document`` with the real domain ids of ``project``'s."""
         return self.aggregates.topology.to_real(document, project)
 
     @staticmethod
-    def _stored() -> None:
+    def stored() -> None:
         """After a write: the scheduler reads the store again."""
         state.states().sources.store.forget()
+
+    def release_hold(self, consumer: str) -> None:
+        """The store driver's ``release``: give a hold back in
+        Placement."""
+        self.placement.request('DELETE', f'/allocations/{consumer}',
+                               version=holds.HOLD_VERSION, ok=(204, 404))
 
     def _load_plugins(self) -> None:
         """What nova's HostManager loads from ``[filter_scheduler]``."""
@@ -430,88 +525,110 @@ class Simulation:
         start = time.perf_counter()
         with _spared_by_the_collector(lambda: self.build(progress)):
             result = self._requests(progress, start)
+        kinds = {type(r) for _, r in self.scenario.requests}
+        if kinds & set(sc.MOVE_KINDS):
+            result['moves'] = self.moves
+        if sc.Repair in kinds:
+            result['repairs'] = self.repairs
         if self.scenario.stacks:
             result['plans'] = self.plans.records
         return result
 
     def _requests(self, progress: 'Progress', start: float) -> dict:
-        """Every request in turn, then the report data."""
+        """Every request in turn (each by its handler), then the report
+        data."""
         progress.phase('servers', sum(
             self._servers(r) for _, r in self.scenario.requests))
         booted = 0
         with self.scheduler():
-            for path, request in self.scenario.requests:
-                if isinstance(request, sc.Boot):
-                    booted += self.boot(request)
-                elif isinstance(request, sc.Delete):
-                    self.delete(request.server)
-                elif isinstance(request, sc.Membership):
-                    self.membership(request)
-                elif isinstance(request, sc.PlanRequest):
-                    booted += self.plans.handle(request)
-                else:
-                    self.update_group(request)
+            for _, request in self.scenario.requests:
+                booted += handlers.handle(self, request)
                 progress.advance(self._servers(request))
-        return {'placements': self.placements,
-                'failures': self.failures, 'audit': self.audit(),
-                'stats': {'requests': len(self.scenario.requests),
-                          'placed': booted,
-                          'seconds': round(time.perf_counter() - start, 3)}}
+            result = {'placements': self.placements,
+                      'failures': self.failures, 'audit': self.audit()}
+            if self.scenario.stacks:
+                result['stacks'] = plans_mod.audit(self)
+        result['stats'] = {'requests': len(self.scenario.requests),
+                           'placed': booted,
+                           'seconds': round(time.perf_counter() - start, 3)}
+        return result
 
-    def _spec(self, boot: sc.Boot) -> objects.RequestSpec:
-        hints: typing.Dict[str, list] = {}
-        group = None
-        if boot.group:
-            # Nova's group: the members booted into it; the policies and
-            # the members added through the policy service are in the store
-            record = self.groups[boot.group]
-            booted = [s for s in record['members']
-                      if s not in record['added']]
-            members = [self.servers[s]['uuid'] for s in booted]
-            members += [sc.stable_uuid('server', s) for s in boot.servers]
-            hosts = [self.servers[s]['host'] for s in booted
-                     if self.servers[s]['host']]
-            policy, rules = nova_policy(record['document'])
-            group = objects.InstanceGroup(
-                uuid=self.scenario.groups[boot.group].uuid,
-                name=boot.group, policy=policy,
-                policies=[policy] if policy else [], members=members,
-                hosts=sorted(set(hosts)), rules=rules)
-            hints = {'group': [group.uuid]}
-        # Other resource classes go where an operator puts them: the
-        # flavor's resources:<RC> extra specs.
-        extra_specs = {f'resources:{rc}': str(n)
-                       for rc, n in boot.resources.items()
-                       if rc not in _FLAVOR_FIELDS}
-        extra_specs.update(boot.extra_specs)
-        flavor = objects.Flavor(
-            vcpus=boot.resources.get('VCPU', 0),
-            memory_mb=boot.resources.get('MEMORY_MB', 0),
-            root_gb=boot.resources.get('DISK_GB', 0), ephemeral_gb=0,
-            swap=0, extra_specs=extra_specs, name=boot.name,
-            flavorid=boot.name)
-        # As nova's API builds it for a boot.
-        spec = objects.RequestSpec.from_components(
-            self.ctxt, sc.stable_uuid('server', boot.servers[0]),
-            {'properties': dict(boot.image_properties)}, flavor,
-            None, objects.InstancePCIRequests(requests=[]),
-            {'scheduler_hints': hints}, group, None,
-            project_id=boot.project, user_id=USER)
-        spec.num_instances = boot.count
-        spec.is_bfv = False
-        return spec
+    # -- the scheduler's path ----------------------------------------------
+
+    def nova_group(self, launch: specs.Launch
+                   ) -> typing.Optional[specs.NovaGroup]:
+        """The server group of ``launch`` as nova's conductor fills it in:
+        the members booted into it (the policies, and the members added
+        through the policy service, are in the store) and their hosts; the
+        servers of the launch are members too."""
+        if not launch.group:
+            return None
+        record = self.groups[launch.group]
+        booted = [s for s in record['members'] if s not in record['added']]
+        members = [self.servers[s]['uuid'] for s in booted]
+        members += [u for u in (sc.stable_uuid('server', s)
+                                for s in launch.servers)
+                    if u not in members]
+        hosts = [self.servers[s]['host'] for s in booted
+                 if self.servers[s]['host']]
+        policy, rules = nova_policy(record['document'])
+        return specs.NovaGroup(self.scenario.groups[launch.group].uuid,
+                               launch.group, policy, rules, members,
+                               sorted(set(hosts)))
+
+    def spec(self, launch: specs.Launch) -> objects.RequestSpec:
+        """The RequestSpec of a boot of ``launch``."""
+        return specs.request_spec(self.ctxt, launch, self.nova_group(launch))
 
     def boot(self, boot: sc.Boot) -> int:
         """One (multi-instance) boot; returns the servers placed."""
-        spec = self._spec(boot)
-        uuids = [sc.stable_uuid('server', s) for s in boot.servers]
-        for server, uuid in zip(boot.servers, uuids):
+        return self.launch(specs.Launch.of_boot(boot))
+
+    def launch(self, launch: specs.Launch) -> int:
+        """Boot the servers of ``launch`` as one request through the
+        scheduler, all or nothing; returns the servers placed."""
+        spec = self.spec(launch)
+        uuids = self._register(launch)
+        found = self.schedule(spec, uuids, launch.project)
+        if not found.chosen:
+            self.fail_servers(launch.servers, self.rejections(
+                spec, found.candidates), found.reason)
+            return 0
+        for server, (_, host) in zip(launch.servers, found.chosen):
+            self.placed(server, host)
+        return len(found.chosen)
+
+    def refuse(self, launch: specs.Launch, reason: str) -> None:
+        """The servers of ``launch`` exist but never reach the scheduler
+        (a stack with no reserved plan)."""
+        self._register(launch)
+        self.fail_servers(launch.servers, None, reason)
+
+    def _register(self, launch: specs.Launch) -> typing.List[str]:
+        """The servers of ``launch`` exist, with no host yet (and are
+        members of its group); returns their uuids."""
+        uuids = [sc.stable_uuid('server', s) for s in launch.servers]
+        for server, uuid in zip(launch.servers, uuids):
             self.servers[server] = {'uuid': uuid, 'host': None,
-                                    'group': boot.group}
-            if boot.group:
-                self.groups[boot.group]['members'].append(server)
+                                    'group': launch.group, 'launch': launch,
+                                    'resources': dict(launch.resources)}
+            if launch.group:
+                self.groups[launch.group]['members'].append(server)
+        return uuids
+
+    def schedule(self, spec, uuids: typing.Sequence[str],
+                 project: str) -> 'Scheduled':
+        """nova's ``select_destinations`` for ``uuids``: our request
+        filters and nova's query, the candidates, the filters and weighers
+        for each instance in turn, the claim of the first host whose
+        ``PUT /allocations`` succeeds; all or nothing.
+
+        A chosen HostState consumes the request and is appended to the
+        group's hosts for the next instance, as in nova; nova refreshes
+        the HostStates it consumed once the request ends (the caller
+        records the servers, which does).
+        """
         chosen: typing.List[typing.Tuple[str, str]] = []
-        # nova refreshes the HostStates it consumed once the request ends
         self._consumed = []
         try:
             try:
@@ -521,19 +638,18 @@ class Simulation:
                     raise
                 # nova's report client takes a refused query (a trait no
                 # provider has...) for no candidates: NoValidHost
-                return self._fail(boot, 'No valid host', [], spec)
+                return Scheduled((), 'No valid host', ())
             for uuid in uuids:
                 spec.instance_uuid = uuid
                 claimed = None
                 for host_state in self.hosts.sorted_hosts(spec, candidates,
                                                           len(chosen)):
-                    if self.hosts.claim(uuid, host_state, boot.project):
+                    if self.hosts.claim(uuid, host_state, project):
                         claimed = host_state
                         break
                 if claimed is None:
                     self._release(chosen)
-                    return self._fail(boot, 'No valid host', candidates,
-                                      spec)
+                    return Scheduled((), 'No valid host', candidates)
                 chosen.append((uuid, claimed.host))
                 # nova's _consume_selected_host, without the lock and the
                 # timestamp of consume_from_request: one thread runs here,
@@ -543,14 +659,22 @@ class Simulation:
                 self.hosts.touched(claimed.host)
                 if spec.instance_group is not None:
                     spec.instance_group.hosts.append(claimed.host)
+        except exception.RequestFilterFailed as exc:
+            # nova's scheduler manager: a request filter's refusal
+            self._release(chosen)
+            return Scheduled((), str(exception.NoValidHost(
+                reason=exc.message)), None)
         except exception.NoValidHost as exc:
             # the policies refused the request itself (as nova-scheduler
             # would): there are no per-host reasons
             self._release(chosen)
-            return self._fail(boot, str(exc), None, spec)
-        for server, (uuid, host) in zip(boot.servers, chosen):
-            self.placed(server, uuid, host, boot.resources, boot.group)
-        return len(chosen)
+            return Scheduled((), str(exc), None)
+        return Scheduled(tuple(chosen))
+
+    def reach(self, spec) -> specs.Reach:
+        """The hosts nova's HostManager hands the filters, of Placement's
+        candidates (:class:`specs.Reach`): not the hosts that failed."""
+        return specs.reach(spec, self.down)
 
     def _refresh(self, hosts: typing.Iterable[str]) -> None:
         """The HostStates of ``hosts`` are made again from their compute
@@ -560,18 +684,12 @@ class Simulation:
             self._version[host] = self._version.get(host, 0) + 1
             self.hosts.touched(host)
 
-    def placed(self, server: str, uuid: str, host: str,
-               resources: typing.Mapping[str, int],
-               group: typing.Optional[str] = None) -> None:
-        """Record a server built on ``host`` (its allocation made), using
-        ``resources``."""
+    def placed(self, server: str, host: str) -> None:
+        """Record a server built on ``host`` (its allocation made)."""
         topology = self.aggregates.topology
-        self.servers[server] = {'uuid': uuid, 'host': host, 'group': group,
-                                'resources': dict(resources)}
-        self.members.hosts[uuid] = host
-        self.usage.setdefault(host, collections.Counter()).update(resources)
-        self.instances.setdefault(host, {})[uuid] = None
-        self._refresh([host])
+        record = self.servers[server]
+        record['host'] = host
+        self._arrive(record['uuid'], host, record['resources'])
         self.placements.append({
             'server': server, 'host': host,
             'domains': {s: ','.join(topology.domain_name(d) for d in
@@ -579,21 +697,86 @@ class Simulation:
                         for s in topology.scope_names
                         if s != 'host' and topology.domains_of(s, host)}})
 
+    def moved(self, server: str, host: str, why: str) -> None:
+        """Record a server moved to ``host`` (its allocation moved):
+        ``why`` is ``migrate``, ``evacuate`` or ``repair``."""
+        record = self.servers[server]
+        source = record['host']
+        self.usage[source].subtract(record['resources'])
+        del self.instances[source][record['uuid']]
+        record['host'] = host
+        self._arrive(record['uuid'], host, record['resources'])
+        self._refresh([source])
+        self.moves.append({'server': server, 'from': source, 'to': host,
+                           'why': why})
+
+    def _arrive(self, uuid: str, host: str,
+                resources: typing.Mapping[str, int]) -> None:
+        """An instance now runs on ``host``: the member locator, the
+        compute node and its HostState know it."""
+        self.members.hosts[uuid] = host
+        self.usage.setdefault(host, collections.Counter()).update(resources)
+        self.instances.setdefault(host, {})[uuid] = None
+        self._refresh([host])
+
+    def forget(self, server: str) -> None:
+        """A server is deleted: its allocation, its place on its host and
+        in its groups go."""
+        record = self.servers.pop(server)
+        host = record['host']
+        if host:
+            self.placement.delete_allocations(record['uuid'])
+            self.members.hosts.pop(record['uuid'], None)
+            self.usage[host].subtract(record['resources'])
+            del self.instances[host][record['uuid']]
+            self._refresh([host])
+        for name, group in self.groups.items():
+            if server in group['members']:
+                self.leave(name, server, record['uuid'])
+
+    def leave(self, name: str, server: str, uuid: str) -> None:
+        """``server`` leaves group ``name``: Nova's group, or the policy
+        service's (``remove_member``) if it was added there."""
+        group = self.groups[name]
+        group['members'].remove(server)
+        if server in group['added']:
+            group['added'].discard(server)
+            self.store.remove_member(self.scenario.groups[name].uuid, uuid)
+            self.stored()
+
     def fail_servers(self, servers: typing.Iterable[str],
-                     rejections: typing.Optional[dict], reason: str) -> None:
-        """Record servers that failed to boot (no host)."""
+                     rejections: typing.Optional[dict], reason: str,
+                     why: typing.Optional[str] = None) -> None:
+        """Record servers that failed to boot (no host), or, with ``why``,
+        to move (they stay where they are)."""
         for server in servers:
-            self.failures.append({'server': server, 'reason': reason,
-                                  'rejections': rejections or {}})
-            if server in self.servers:
+            failure = {'server': server, 'reason': reason,
+                       'rejections': rejections or {}}
+            if why is not None:
+                failure['why'] = why
+            elif server in self.servers:
                 self.servers[server]['host'] = None
+            self.failures.append(failure)
 
     def querystring(self, spec) -> str:
-        """Our request filters edit the spec; nova builds the query."""
+        """Our request filters edit the spec; nova builds the query.
+
+        A requested host (a move to a named host, a server of a stack
+        decision) is ``in_tree`` in nova's query, which the embedded
+        Placement does not serve: the query goes without it, and without
+        a limit (in_tree leaves one candidate), and the host is kept
+        alone as the candidates are read (:meth:`reach`), which is what
+        ``in_tree`` does for a compute node with no nested providers.
+        """
         for request_filter in self.request_filters:
             request_filter(self.ctxt, spec)
-        return nova_utils.resources_from_request_spec(
-            self.ctxt, spec, None).to_querystring()
+        found = nova_utils.resources_from_request_spec(
+            self.ctxt, spec, _ComputeNodes(self.uuid_of))
+        group = found.get_request_group(None)
+        if group.in_tree:
+            group.in_tree = None
+            found._limit = None   # as nova does for several nodes
+        return found.to_querystring()
 
     def _release(self, chosen) -> None:
         """Like nova: a multi-instance boot is all or nothing."""
@@ -673,17 +856,27 @@ class Simulation:
                     disk, (disk - used.get('DISK_GB', 0)) * 1024,
                     len(self.instances.get(name) or ()), 0)
 
-    def _fail(self, boot, reason, candidates, spec):
-        """Record a failed boot; ``candidates`` None: no host was tried."""
+    def rejections(self, spec, candidates) -> typing.Dict[str, typing.List[
+            str]]:
+        """Why each host was not chosen for a request that found none:
+        left out by nova's HostManager (:meth:`reach`), the policies'
+        reasons, else not a candidate of Placement; nothing when no host
+        was tried (``candidates`` None: the request itself was refused).
+        """
+        if candidates is None:
+            return {}
+        try:
+            evaluation = state.states().evaluation(spec)
+        except exception.NoValidHost:
+            evaluation = None
+        reach = self.reach(spec)
+        names = {h.host for h in candidates}
         rejections: typing.Dict[str, typing.List[str]] = {}
-        evaluation = None
-        if boot.group and candidates is not None:
-            try:
-                evaluation = state.states().evaluation(spec)
-            except exception.NoValidHost:
-                evaluation = None
-        names = {h.host for h in candidates or ()}
-        for host in self.scenario.hosts if candidates is not None else ():
+        for host in self.scenario.hosts:
+            left_out = reach.why(host.name)
+            if left_out:
+                rejections[host.name] = [left_out]
+                continue
             found = [str(r) for r in evaluation.reasons(host.name)] \
                 if evaluation is not None else []
             if not found and host.name not in names:
@@ -691,53 +884,7 @@ class Simulation:
             rejections[host.name] = found or [
                 'passed the filters; its claim or a later instance of the '
                 'request failed']
-        self.fail_servers(boot.servers, rejections, reason)
-        return 0
-
-    def delete(self, server: str) -> None:
-        record = self.servers.pop(server)
-        host = record['host']
-        if host:
-            self.placement.delete_allocations(record['uuid'])
-            self.members.hosts.pop(record['uuid'], None)
-            self.usage[host].subtract(record['resources'])
-            del self.instances[host][record['uuid']]
-            self._refresh([host])
-        for name, group in self.groups.items():
-            if server in group['members']:
-                self._leave(name, server, record['uuid'])
-
-    def membership(self, request: sc.Membership) -> None:
-        """``add_member`` / ``remove_member``: the policy service's
-        operations, without enforcement. Removing a member booted into the
-        group takes it out of Nova's group."""
-        group = self.groups[request.group]
-        uuid = self.servers[request.server]['uuid']
-        if request.add and request.server not in group['members']:
-            self.store.add_member(self.scenario.groups[request.group].uuid,
-                                  uuid)
-            self._stored()
-            group['members'].append(request.server)
-            group['added'].add(request.server)
-        elif not request.add and request.server in group['members']:
-            self._leave(request.group, request.server, uuid)
-
-    def _leave(self, name: str, server: str, uuid: str) -> None:
-        group = self.groups[name]
-        group['members'].remove(server)
-        if server in group['added']:
-            group['added'].discard(server)
-            self.store.remove_member(self.scenario.groups[name].uuid, uuid)
-            self._stored()
-
-    def update_group(self, request: sc.UpdateGroup) -> None:
-        """``update_group``: new policies in the store; members stay."""
-        group = self.scenario.groups[request.group]
-        self.store.update_group(group.uuid, self._real(group.project,
-                                                       request.document),
-                                check_scopes=False)
-        self._stored()
-        self.groups[request.group]['document'] = request.document
+        return rejections
 
     def audit(self) -> dict:
         out = {}

@@ -8,6 +8,7 @@ the whole scenario is valid.
 import dataclasses
 import difflib
 import functools
+import importlib
 import re
 import typing
 import uuid
@@ -77,10 +78,14 @@ def _list(items, what):
 
 _DOCUMENT = {'policies': _ANY, 'rules': _ANY, 'llmn': _ANY, 'policy': _ANY}
 _REQUEST_KINDS = ('boot', 'delete', 'add_member', 'remove_member',
-                  'update_group', 'plan', 'boot_plan', 'confirm')
+                  'update_group', 'plan', 'boot_plan', 'confirm',
+                  'migrate', 'fail_host', 'repair')
 _MEMBERSHIP = _mapping({'group': _ANY, 'server': _NAME},
                        ('group', 'server'))
 _PLAN = _mapping({'stack': _ANY}, ('stack',))
+_MIGRATE = _mapping({'server': _NAME, 'host': _NAME}, ('server',))
+_FAIL_HOST = _mapping({'host': _NAME, 'server': _NAME})
+_REPAIR = _mapping({'group': _ANY, 'stack': _ANY}, nullable=True)
 SCHEMA = _mapping({
     'scopes': {'type': ['object', 'null'], 'additionalProperties': _mapping({
         'allow_identifiers': _BOOL, 'obfuscate_identifiers': _BOOL,
@@ -130,7 +135,9 @@ SCHEMA = _mapping({
             'add_member': _MEMBERSHIP, 'remove_member': _MEMBERSHIP,
             'update_group': _mapping(dict({'group': _ANY}, **_DOCUMENT),
                                      ('group',)),
-            'plan': _PLAN, 'boot_plan': _PLAN, 'confirm': _PLAN},
+            'plan': _PLAN, 'boot_plan': _PLAN, 'confirm': _PLAN,
+            'migrate': _MIGRATE, 'fail_host': _FAIL_HOST,
+            'repair': _REPAIR},
         'additionalProperties': False,
         'x-problem': {
             'type': 'must be a mapping with one key',
@@ -176,6 +183,7 @@ class Group:
 
 @dataclasses.dataclass(frozen=True)
 class Boot:
+    kind: typing.ClassVar[str] = 'boot'
     name: str
     group: typing.Optional[str]
     count: int
@@ -191,6 +199,7 @@ class Boot:
 
 @dataclasses.dataclass(frozen=True)
 class Delete:
+    kind: typing.ClassVar[str] = 'delete'
     server: str
 
 
@@ -200,9 +209,14 @@ class Membership:
     server: str
     add: bool
 
+    @property
+    def kind(self) -> str:
+        return 'add_member' if self.add else 'remove_member'
+
 
 @dataclasses.dataclass(frozen=True)
 class UpdateGroup:
+    kind: typing.ClassVar[str] = 'update_group'
     group: str
     document: PolicyDocument
 
@@ -214,6 +228,11 @@ class StackEntry:
     name: str
     project: str
     stack: stack_model.Stack
+    document: typing.Mapping[str, typing.Any] = dataclasses.field(
+        default_factory=dict)
+    """The stack document as the policy service stores it
+    (``{"stack": {...}}``, scenario names of relationships' ends made
+    uuids)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,7 +245,62 @@ class PlanRequest:
 
 PLAN_KINDS = ('plan', 'boot_plan', 'confirm')
 
-Request = typing.Union[Boot, Delete, Membership, UpdateGroup, PlanRequest]
+
+@dataclasses.dataclass(frozen=True)
+class Migrate:
+    """``migrate``: move a server through the scheduler.
+
+    :param server: the server.
+    :param host: the host it must go to (the filters still check it);
+        None: the scheduler picks one other than its own.
+    """
+
+    kind: typing.ClassVar[str] = 'migrate'
+    server: str
+    host: typing.Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class FailHost:
+    """``fail_host``: a host goes down for good and its servers are
+    evacuated. Exactly one of ``host`` and ``server`` (the host that
+    server runs on when the request runs)."""
+
+    kind: typing.ClassVar[str] = 'fail_host'
+    host: typing.Optional[str] = None
+    server: typing.Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Repair:
+    """``repair``: plan the fewest moves that end every hard violation
+    of a group, a stack, or (neither given) every group and stack, and
+    carry them out."""
+
+    kind: typing.ClassVar[str] = 'repair'
+    group: typing.Optional[str] = None
+    stack: typing.Optional[str] = None
+
+    @property
+    def target(self) -> str:
+        """How the report names what is repaired."""
+        if self.group is not None:
+            return f'group {self.group}'
+        if self.stack is not None:
+            return f'stack {self.stack}'
+        return 'all'
+
+
+MOVE_KINDS = (Migrate, FailHost, Repair)
+"""Requests that move servers (the report then has ``moves``)."""
+JOINT_MISSING = ('joint decisions need OR-Tools: pip install '
+                 '"nova-scoped-policies[joint]"')
+"""Why ``plan`` and ``repair`` cannot run without OR-Tools, in the
+words of :class:`nova_scoped_policies.stacks.solver.SolverUnavailable`
+(the policy service answers 501 with them)."""
+
+Request = typing.Union[Boot, Delete, Membership, UpdateGroup, PlanRequest,
+                       Migrate, FailHost, Repair]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -331,7 +405,8 @@ def _stacks(data, groups):
         if stack.name in out:
             raise ScenarioError(f'{path}.name',
                                 f'{stack.name!r}: stack exists already')
-        out[stack.name] = StackEntry(stack.name, project, stack)
+        out[stack.name] = StackEntry(stack.name, project, stack,
+                                     {'stack': body})
     return out
 
 
@@ -565,50 +640,135 @@ def _groups(data):
     return groups
 
 
-def _requests(data, groups, stacks=None):
-    stacks = stacks or {}
+@dataclasses.dataclass
+class _Known:
+    """What the requests before one have made: the names a request may
+    refer to.
+
+    :param groups: the scenario's groups.
+    :param stacks: its stacks.
+    :param hosts: its host names.
+    :param servers: the servers that exist at this point.
+    """
+
+    groups: typing.Mapping[str, Group]
+    stacks: typing.Mapping[str, StackEntry]
+    hosts: typing.FrozenSet[str]
+    servers: typing.Set[str] = dataclasses.field(default_factory=set)
+
+    def server(self, path: str, name: str) -> str:
+        if name not in self.servers:
+            raise ScenarioError(path, f'{name!r}: no such server')
+        return name
+
+    def host(self, path: str, name: str) -> str:
+        if name not in self.hosts:
+            raise ScenarioError(path, f'{name!r}: no such host')
+        return name
+
+    def stack(self, path: str, name: str) -> str:
+        if name not in self.stacks:
+            raise ScenarioError(path, f'{name!r}: no such stack')
+        return name
+
+    def new_servers(self, path: str, names: typing.Iterable[str]) -> None:
+        for name in names:
+            if name in self.servers:
+                raise ScenarioError(path, f'server {name!r} exists already')
+            self.servers.add(name)
+
+
+def _boot_request(path, body, known: _Known) -> Boot:
+    request = _boot(path, body, known.groups)
+    known.new_servers(f'{path}.name', request.servers)
+    return request
+
+
+def _delete(path, body, known: _Known) -> Delete:
+    known.servers.discard(known.server(path, body))
+    return Delete(body)
+
+
+def _membership(path, body, known: _Known) -> Membership:
+    return Membership(_group_ref(f'{path}.group', body['group'],
+                                 known.groups),
+                      known.server(f'{path}.server', body['server']),
+                      path.endswith('.add_member'))
+
+
+def _plan_request(path, body, known: _Known) -> PlanRequest:
+    kind = path.rsplit('.', 1)[1]
+    name = known.stack(f'{path}.stack', body['stack'])
+    if kind == 'plan':
+        _solver_installed(path)
+    if kind == 'boot_plan':
+        known.new_servers(path, (s.name for s in
+                                 known.stacks[name].stack.servers))
+    return PlanRequest(kind, name)
+
+
+def _update_group(path, body, known: _Known) -> UpdateGroup:
+    return UpdateGroup(_group_ref(f'{path}.group', body['group'],
+                                  known.groups),
+                       _document(path, body, drop=('group',)))
+
+
+def _migrate(path, body, known: _Known) -> Migrate:
+    host = body.get('host')
+    return Migrate(known.server(f'{path}.server', body['server']),
+                   known.host(f'{path}.host', host) if host else None)
+
+
+def _fail_host(path, body, known: _Known) -> FailHost:
+    if len(body) != 1:
+        raise ScenarioError(path, 'give either host or server')
+    if 'host' in body:
+        return FailHost(host=known.host(f'{path}.host', body['host']))
+    return FailHost(server=known.server(f'{path}.server', body['server']))
+
+
+def _repair(path, body, known: _Known) -> Repair:
+    body = body or {}
+    if len(body) > 1:
+        raise ScenarioError(path, 'give group, stack or neither (every '
+                            'group and stack), not both')
+    _solver_installed(path)
+    if 'group' in body:
+        return Repair(group=_group_ref(f'{path}.group', body['group'],
+                                       known.groups))
+    if 'stack' in body:
+        return Repair(stack=known.stack(f'{path}.stack', body['stack']))
+    return Repair()
+
+
+_PARSERS = {'boot': _boot_request, 'delete': _delete,
+            'add_member': _membership, 'remove_member': _membership,
+            'update_group': _update_group, 'plan': _plan_request,
+            'boot_plan': _plan_request, 'confirm': _plan_request,
+            'migrate': _migrate, 'fail_host': _fail_host,
+            'repair': _repair}
+"""Request kind -> its parser: ``(path, body, known) -> request``."""
+
+
+def _solver_installed(path: str) -> None:
+    """``plan`` and ``repair`` decide with OR-Tools (the ``joint``
+    extra): without it the scenario is refused before anything runs.
+
+    :raises ScenarioError: OR-Tools is not installed.
+    """
+    try:
+        importlib.import_module('ortools.sat.python.cp_model')
+    except ImportError:
+        raise ScenarioError(path, JOINT_MISSING) from None
+
+
+def _requests(data, groups, stacks=None, hosts=()):
+    known = _Known(groups, stacks or {}, frozenset(hosts))
     out = []
-    servers: typing.Set[str] = set()
     for i, item in enumerate(data or []):
         (kind, body), = item.items()
         path = f'requests[{i}].{kind}'
-        if kind == 'boot':
-            request = _boot(path, body, groups)
-            for server in request.servers:
-                if server in servers:
-                    raise ScenarioError(f'{path}.name',
-                                        f'server {server!r} exists already')
-                servers.add(server)
-        elif kind == 'delete':
-            server = body
-            if server not in servers:
-                raise ScenarioError(path, f'{server!r}: no such server')
-            servers.discard(server)
-            request = Delete(server)
-        elif kind in ('add_member', 'remove_member'):
-            group = _group_ref(f'{path}.group', body['group'], groups)
-            server = body['server']
-            if server not in servers:
-                raise ScenarioError(f'{path}.server',
-                                    f'{server!r}: no such server')
-            request = Membership(group, server, kind == 'add_member')
-        elif kind in PLAN_KINDS:
-            name = body['stack']
-            if name not in stacks:
-                raise ScenarioError(f'{path}.stack',
-                                    f'{name!r}: no such stack')
-            request = PlanRequest(kind, name)
-            if kind == 'boot_plan':
-                for server in stacks[name].stack.servers:
-                    if server.name in servers:
-                        raise ScenarioError(path, f'server {server.name!r} '
-                                            'exists already')
-                    servers.add(server.name)
-        elif kind == 'update_group':
-            request = UpdateGroup(
-                _group_ref(f'{path}.group', body['group'], groups),
-                _document(path, body, drop=('group',)))
-        out.append((path, request))
+        out.append((path, _PARSERS[kind](path, body, known)))
     return out
 
 
@@ -651,7 +811,8 @@ def parse(data: object) -> Scenario:
     scenario = Scenario(tuple(hosts), tuple(aggregates),
                         tuple(scopes.values()), config, groups,
                         tuple(_requests(data.get('requests'), groups,
-                                        stacks)), stacks, nova_config)
+                                        stacks, (h.name for h in hosts))),
+                        stacks, nova_config)
     _as_the_policy_service_would(scenario)
     return scenario
 

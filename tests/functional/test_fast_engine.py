@@ -54,6 +54,8 @@ def run(scenario: sc.Scenario, engine: str) -> dict:
     report['stats'].pop('seconds')
     for plan in report.get('plans', {}).values():
         plan.pop('seconds')
+    for repair in report.get('repairs', []):
+        repair.pop('seconds')
     return report
 
 

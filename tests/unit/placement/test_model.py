@@ -97,3 +97,10 @@ def test_write_many_is_all_or_nothing(world):
         'new': model.Write({'rp1': {'VCPU': 4}}, 'p', 'u')})
     assert world.used('rp1')['VCPU'] == 4
     assert world.provider('rp1').generation == before + 1
+    # the consumer that takes the room may come first in the body (a
+    # migration's swap on a full host): the writes are checked together
+    world.write_many({
+        'mig': model.Write({'rp1': {'VCPU': 4}}, 'p', 'u'),
+        'new': model.Write({}, 'p', 'u')})
+    assert world.consumers['mig'].allocations == {'rp1': {'VCPU': 4}}
+    assert 'new' not in world.consumers

@@ -40,3 +40,41 @@ def test_natural_key():
     names = ['web-10', 'web-2', 'web-1', 'db']
     assert sorted(names, key=report.natural) == ['db', 'web-1', 'web-2',
                                                  'web-10']
+
+
+def test_a_failed_move_is_told_from_a_failed_boot():
+    moved = dict(_failure('db-1'), why='migrate')
+    table = report.to_table(_result([_failure('db-1'), moved,
+                                     dict(_failure('db-2'),
+                                          why='evacuate')]))
+    assert 'FAILED db-1: no host' in table
+    assert 'FAILED to migrate db-1: no host' in table
+    assert 'FAILED to evacuate db-2: no host' in table
+
+
+def test_moves_repairs_and_stack_audits():
+    result = _result([])
+    result['moves'] = [{'server': 'db-1', 'from': 'h1', 'to': 'h3',
+                        'why': 'repair'}]
+    result['repairs'] = [
+        {'target': 'group db', 'status': 'repaired', 'reason': '',
+         'seconds': 0.02, 'moves': [
+             {'server': 'db-1', 'from': 'h1', 'to': 'h3'}]},
+        {'target': 'all', 'status': 'impossible', 'seconds': 0.01,
+         'reason': 'group db: no room', 'moves': []}]
+    policy = {'field': 'stack.group', 'kind': 'group',
+              'policies': ['anti-affinity:rack'], 'status': 'violated',
+              'violations': ['rack-1 holds 2 of max 1']}
+    result['stacks'] = {'app': {'status': 'violated', 'servers': {},
+                                'policies': [policy]}}
+    table = report.to_table(result)
+    assert ('Moves\n  server  from  to  why\n  ------  ----  --  ------\n'
+            '  db-1    h1    h3  repair') in table
+    assert 'Repair group db: repaired in 0.02 s\n  server  from  to\n' \
+        in table
+    assert 'Repair all: impossible in 0.01 s: group db: no room' in table
+    assert ('Stack app audit: violated\n'
+            '  stack.group (group): anti-affinity:rack: violated\n'
+            '    VIOLATION rack-1 holds 2 of max 1') in table
+    assert table.endswith('1 requests, 0 servers placed, 0 failed, '
+                          '1 moved, 0.1 s')
