@@ -76,12 +76,7 @@ class Recorder:
     def record(self, stack: model.Stack, decision: solver.Decision,
                world: solver.World,
                held: holds.Hold) -> stack_db.StackRecord:
-        resources = stack_service.held_resources(stack, decision, world)
-        return self.store.create(stack_db.StackRecord(
-            str(uuidlib.uuid4()), stack.name, self.project_id, self.user_id,
-            stack_db.RESERVED, stack.lease_seconds, held.expires_at,
-            decision.seconds, self.document,
-            {s.name: stack_db.StackServer(
-                s.name, decision.assignments[s.name],
-                *resources[s.name], held.consumers[s.name])
-             for s in stack.servers}))
+        return self.store.create(stack_db.held_record(
+            str(uuidlib.uuid4()), stack.name, self.document, held,
+            stack.lease_seconds, decision.seconds, decision.assignments,
+            stack_service.held_resources(stack, decision, world)))

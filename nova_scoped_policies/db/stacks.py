@@ -98,6 +98,28 @@ class StackRecord:
                 if s.state == HELD and s.consumer}
 
 
+def held_record(id: str, name: str, document: dict, hold,
+                lease_seconds: int, seconds: float,
+                assignments: typing.Mapping[str, str],
+                resources: typing.Mapping[str, typing.Tuple[
+                    str, typing.Dict[str, int]]]) -> StackRecord:
+    """The record of a decision just held, as the policy service and the
+    simulator store it.
+
+    :param hold: the hold (``placement.holds.Hold``: project, user, hold
+        consumers, end of the lease).
+    :param assignments: server name -> decided host.
+    :param resources: server name -> (its host's provider, what is held),
+        as ``stacks.service.held_resources`` gives them.
+    """
+    return StackRecord(
+        id, name, hold.project_id, hold.user_id, RESERVED, lease_seconds,
+        hold.expires_at, seconds, document,
+        {n: StackServer(n, assignments[n], provider, amounts,
+                        hold.consumers[n])
+         for n, (provider, amounts) in resources.items()})
+
+
 def _utc(value: datetime.datetime) -> datetime.datetime:
     return value.replace(tzinfo=datetime.timezone.utc) \
         if value.tzinfo is None else value

@@ -61,6 +61,13 @@ class Hold:
     consumers: typing.Dict[str, str]
     expires_at: datetime.datetime
 
+    @classmethod
+    def of_record(cls, record) -> 'Hold':
+        """What a stored decision (``db.stacks.StackRecord``) still
+        holds."""
+        return cls(record.id, record.project_id, record.user_id,
+                   record.held, record.expires_at)
+
     def to_dict(self) -> dict:
         return {'id': self.id, 'project_id': self.project_id,
                 'user_id': self.user_id, 'consumers': dict(self.consumers),

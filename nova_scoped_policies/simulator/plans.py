@@ -111,21 +111,11 @@ class Decisions:
                world: solver.World,
                held: holds.Hold) -> stack_db.StackRecord:
         entry = self.entry
-        resources = service.held_resources(stack, decision, world)
-        return self.plans.store().create(stack_db.StackRecord(
-            self.plans.next_id(entry), stack.name, entry.project,
-            self.plans.sim.USER, stack_db.RESERVED, stack.lease_seconds,
-            held.expires_at, decision.seconds, dict(entry.document),
-            {name: stack_db.StackServer(
-                name, decision.assignments[name], provider, amounts,
-                held.consumers[name])
-             for name, (provider, amounts) in resources.items()}))
-
-
-def hold_of(record: stack_db.StackRecord) -> holds.Hold:
-    """The hold of a decision record (what is still held)."""
-    return holds.Hold(record.id, record.project_id, record.user_id,
-                      record.held, record.expires_at)
+        return self.plans.store().create(stack_db.held_record(
+            self.plans.next_id(entry), stack.name, dict(entry.document),
+            held, stack.lease_seconds, decision.seconds,
+            decision.assignments,
+            service.held_resources(stack, decision, world)))
 
 
 def audit(sim) -> typing.Dict[str, dict]:

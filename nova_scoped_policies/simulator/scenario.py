@@ -22,6 +22,7 @@ from nova_scoped_policies.policy import parser
 from nova_scoped_policies.policy import PolicyDocument
 from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.stacks import model as stack_model
+from nova_scoped_policies.stacks import solver
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies import validation
 
@@ -293,11 +294,7 @@ class Repair:
 
 MOVE_KINDS = (Migrate, FailHost, Repair)
 """Requests that move servers (the report then has ``moves``)."""
-JOINT_MISSING = ('joint decisions need OR-Tools: pip install '
-                 '"nova-scoped-policies[joint]"')
-"""Why ``plan`` and ``repair`` cannot run without OR-Tools, in the
-words of :class:`nova_scoped_policies.stacks.solver.SolverUnavailable`
-(the policy service answers 501 with them)."""
+
 
 Request = typing.Union[Boot, Delete, Membership, UpdateGroup, PlanRequest,
                        Migrate, FailHost, Repair]
@@ -759,7 +756,7 @@ def _solver_installed(path: str) -> None:
     try:
         importlib.import_module('ortools.sat.python.cp_model')
     except ImportError:
-        raise ScenarioError(path, JOINT_MISSING) from None
+        raise ScenarioError(path, solver.MISSING) from None
 
 
 def _requests(data, groups, stacks=None, hosts=()):

@@ -376,13 +376,17 @@ class _Model:
 
 # -- deciding -----------------------------------------------------------------
 
+MISSING = ('joint decisions need OR-Tools: pip install '
+           '"nova-scoped-policies[joint]"')
+"""What :class:`SolverUnavailable` says (the policy service answers 501
+with it, the simulator exits 2 with it)."""
+
+
 def _cp_model():
     try:
         from ortools.sat.python import cp_model
     except ImportError:  # pragma: no cover - depends on the install
-        raise SolverUnavailable(
-            'joint decisions need OR-Tools: pip install '
-            '"nova-scoped-policies[joint]"') from None
+        raise SolverUnavailable(MISSING) from None
     return cp_model
 
 

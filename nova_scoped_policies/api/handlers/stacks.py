@@ -58,14 +58,9 @@ def _begin(req: webob.Request):
     return context, service, store
 
 
-def _hold_of(record: stack_db.StackRecord) -> holds.Hold:
-    return holds.Hold(record.id, record.project_id, record.user_id,
-                      record.held, record.expires_at)
-
-
 def _release(service, record: stack_db.StackRecord, names=None) -> list:
     """Give back the holds of ``names`` (all held when None)."""
-    held = _hold_of(record)
+    held = holds.Hold.of_record(record)
     names = list(held.consumers) if names is None else [
         n for n in names if n in held.consumers]
     try:

@@ -3,7 +3,6 @@ the policy service's ``confirm`` action does."""
 
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import holds
-from nova_scoped_policies.simulator import plans as plans_mod
 from nova_scoped_policies.simulator import scenario as sc
 
 
@@ -13,7 +12,7 @@ def handle(sim, request: sc.PlanRequest) -> int:
         return 0
     store = sim.plans.store()
     record = store.get(decision)
-    holds.release(sim.placement, plans_mod.hold_of(record))
+    holds.release(sim.placement, holds.Hold.of_record(record))
     store.update(record.id, status=stack_db.CONFIRMED,
                  servers=list(record.held), state=stack_db.RELEASED,
                  only_from=stack_db.HELD)
