@@ -1,13 +1,15 @@
 #!/bin/bash
 # devstack plugin of nova-scoped-policies: installs the package where nova
 # runs and enables its scheduler filters, weighers and request filters in
-# $NOVA_CONF; runs the policy API service. Phases: stack install |
+# $NOVA_CONF; runs the policy API service; optionally adds the Watcher goal
+# and strategy to watcher.conf. Phases: stack install |
 # post-config | extra, unstack, clean.
 
 NSP_FILTERS_PATH=nova_scoped_policies.scheduler.filters.all_filters
 NSP_WEIGHERS_PATH=nova_scoped_policies.scheduler.weights.all_weighers
 NSP_FILTER_NAMES="ScopedAffinityFilter ScopedAntiAffinityFilter"
 NSP_OPTIONS="enable_scoped_policy_query_filter enable_forbidden_aggregates_filter aggregate_refresh_interval"
+NSP_WATCHER_GROUP=watcher_strategies.scoped_policy_repair
 
 # available_filters repeats its key (a multi-valued option); enabled_filters
 # and weight_classes are comma-separated lists.
@@ -66,7 +68,13 @@ function _nsp_list_remove {
 }
 
 function install_nova_scoped_policies {
-    setup_develop $NOVA_SCOPED_POLICIES_DIR
+    if [[ "$NOVA_SCOPED_POLICIES_WATCHER" == "True" ]]; then
+        # with the [watcher] extra (python-watcher, OR-Tools): devstack's
+        # one virtualenv is Watcher's too
+        setup_develop $NOVA_SCOPED_POLICIES_DIR watcher
+    else
+        setup_develop $NOVA_SCOPED_POLICIES_DIR
+    fi
 }
 
 function configure_nova_scoped_policies {
@@ -104,6 +112,14 @@ function configure_nova_scoped_policies_api {
 
     iniset $NOVA_CONF scoped_policies store_driver sql
     iniset $NOVA_CONF policy_store connection "$connection"
+}
+
+# configure_nova_scoped_policies_watcher: the strategy scoped_policy_repair
+# reads the policy store; Watcher's decision engine, started later by
+# Watcher's plugin, finds the goal, the strategy and the planner
+# scoped_policy_sequence through their entry points.
+function configure_nova_scoped_policies_watcher {
+    iniset $NOVA_SCOPED_POLICIES_WATCHER_CONF $NSP_WATCHER_GROUP policy_store_connection "$NOVA_SCOPED_POLICIES_STORE_CONNECTION"
 }
 
 function start_nova_scoped_policies_api {
@@ -154,6 +170,9 @@ function cleanup_nova_scoped_policies {
         rm -f "${connection#sqlite:///}"
     fi
     sudo rm -rf $NOVA_SCOPED_POLICIES_CONF_DIR
+    if [[ -f $NOVA_SCOPED_POLICIES_WATCHER_CONF ]]; then
+        inidelete $NOVA_SCOPED_POLICIES_WATCHER_CONF $NSP_WATCHER_GROUP policy_store_connection
+    fi
     pip_uninstall nova-scoped-policies
 }
 
@@ -165,6 +184,9 @@ elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
     configure_nova_scoped_policies
     if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
         configure_nova_scoped_policies_api
+    fi
+    if [[ "$NOVA_SCOPED_POLICIES_WATCHER" == "True" ]]; then
+        configure_nova_scoped_policies_watcher
     fi
 elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
     if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then

@@ -128,9 +128,7 @@ def _targets(service, asked: Asked, project: str, admin: bool,
             raise _missing(asked)
         stack = model.with_real_ids(model.parse(record.document), topology,
                                     record.project_id)
-        instances = {name: s.instance_uuid
-                     for name, s in record.servers.items()
-                     if s.state == stack_db.BOOTED and s.instance_uuid}
+        instances = record.instances
         servers, server_groups = ends(service, stack)
         found.append((planner.Target.stack(
             record.id, stack, World((), topology, servers, server_groups),
@@ -142,24 +140,17 @@ def _targets(service, asked: Asked, project: str, admin: bool,
 def ends(service, stack: model.Stack):
     """Where the existing servers and groups of the stack's
     relationships are."""
-    servers: typing.Dict[str, typing.Optional[str]] = {}
+    servers = dict(hosts_mod.member_placements(
+        service.placement, stack.existing('server')).hosts)
     groups: typing.Dict[str, typing.Tuple[str, ...]] = {}
-    for rel in stack.relationships:
-        end = rel.target
-        if not isinstance(end, model.Existing):
-            continue
-        if end.kind == 'server':
-            servers[end.uuid] = hosts_mod.member_placements(
-                service.placement, [end.uuid]).hosts.get(end.uuid)
-            continue
+    for uuid in stack.existing('server_group'):
         try:
-            members = _group_members(service,
-                                     service.store.get_group(end.uuid))
+            members = _group_members(service, service.store.get_group(uuid))
         except store_api.NotFound:
-            members = (service.nova.members(end.uuid)
+            members = (service.nova.members(uuid)
                        if service.nova is not None else [])
         where = hosts_mod.member_placements(service.placement, members)
-        groups[end.uuid] = tuple(h for h in where.hosts.values() if h)
+        groups[uuid] = tuple(h for h in where.hosts.values() if h)
     return servers, groups
 
 

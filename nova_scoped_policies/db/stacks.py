@@ -92,6 +92,13 @@ class StackRecord:
         return self.status
 
     @property
+    def instances(self) -> typing.Dict[str, str]:
+        """server name -> the instance booted for it, for the booted
+        servers that have one (those a repair may move)."""
+        return {n: s.instance_uuid for n, s in self.servers.items()
+                if s.state == BOOTED and s.instance_uuid}
+
+    @property
     def held(self) -> typing.Dict[str, str]:
         """server name -> hold consumer, for servers still held."""
         return {n: s.consumer for n, s in self.servers.items()

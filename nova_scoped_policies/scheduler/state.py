@@ -267,11 +267,9 @@ class RequestStates:
         claims = self.sources.claims(context, set(others.values()))
         moving = {name: claims.get(uuid, set()) - {placed.get(name)}
                   for name, uuid in others.items()}
-        ends = [rel.target for rel in stack.relationships
-                if isinstance(rel.target, stack_model.Existing)]
         servers, groups = self.sources.relationship_ends(
-            context, {e.uuid for e in ends if e.kind == 'server'},
-            {e.uuid for e in ends if e.kind == 'server_group'})
+            context, set(stack.existing('server')),
+            set(stack.existing('server_group')))
         world = World((), topology, servers, groups)
         return tuple(self.engine.prepare(request) for request in
                      live.requests(stack, world, placed, me, moving))

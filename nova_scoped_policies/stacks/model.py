@@ -147,6 +147,14 @@ class Stack:
                 return group
         return None
 
+    def existing(self, kind: str) -> typing.Tuple[str, ...]:
+        """The uuids of the existing resources of ``kind`` (``server`` or
+        ``server_group``) its relationships relate to, in order."""
+        found = [rel.target.uuid for rel in self.relationships
+                 if isinstance(rel.target, Existing)
+                 and rel.target.kind == kind]
+        return tuple(dict.fromkeys(found))
+
     @property
     def scopes(self) -> typing.FrozenSet[str]:
         """Every scope a policy or rule of the stack names."""

@@ -101,6 +101,7 @@ PARTS = {
     'simulator': modules(f'{ROOT}.simulator') + modules(
         f'{ROOT}.placement') + [f'{ROOT}.cmd.main'],
     'joint': modules(f'{ROOT}.stacks'),
+    'watcher': modules(f'{ROOT}.watcher'),
 }
 OPTIONAL = {'simulator': {'matplotlib', 'ortools'}, 'service': {'ortools'}}
 """Imported only where a feature needs them: ``--plot`` and stacks answer

@@ -1,0 +1,205 @@
+"""The repair planner's world, read where Watcher reads the cloud.
+
+* **Hosts**: the compute nodes of Watcher's compute data model (the
+  audit's scope), each with the capacity it has left there (Placement's
+  inventories with reserved and allocation ratios, minus the instances on
+  it), less what stack decisions hold on it and Watcher's model does not
+  see. A node that is disabled or down takes no new server: no capacity.
+* **Servers**: the model's instances that are members of a target, with
+  their node and flavor (VCPU, MEMORY_MB, DISK_GB). Only active instances
+  can be live-migrated: the others, and those the audit's scope excludes,
+  count where they are and never move.
+* **Targets**: every server group with scoped policies in the policy store
+  (its members there and Nova's, less the excluded), and every stack
+  decision (the instances booted for its servers).
+* **Topology**: the store's scopes; their domains' hosts are Nova's host
+  aggregates (Watcher's data model does not keep aggregates).
+
+Host names are Watcher's (the compute service's host, what a ``migrate``
+action names).
+"""
+
+import math
+import typing
+
+from oslo_log import log as logging
+
+from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies.policy.errors import PolicyError
+from nova_scoped_policies.repair import planner
+from nova_scoped_policies.stacks import model
+from nova_scoped_policies.stacks.world import World
+from nova_scoped_policies import topology as topo
+
+LOG = logging.getLogger(__name__)
+
+RESOURCES = (('VCPU', 'vcpu', 'vcpus'), ('MEMORY_MB', 'memory', 'memory'),
+             ('DISK_GB', 'disk', 'disk'))
+"""Resource class, its key in a node's free resources, its instance
+field."""
+MOVABLE = 'active'
+STAYS = 'CUSTOM_NSP_WATCHER_STAYS_'
+"""Prefix of the trait that keeps a server on its host: the server
+requires it and only its host has it (never leaves this module)."""
+ENABLED = 'enabled'
+UP = 'up'
+
+
+class Nova(typing.Protocol):
+    """What the world reads of Nova."""
+
+    def aggregate_hosts(self) -> typing.Mapping[str, typing.FrozenSet[str]]:
+        """Every host aggregate's compute hosts: aggregate uuid -> hosts."""
+
+    def members(self, group: str) -> typing.List[str]:
+        """A server group's members as Nova lists them (none when Nova
+        does not know it)."""
+
+
+class WatcherNova:
+    """Nova through Watcher's own client (``[nova]`` in watcher.conf).
+
+    :param connection: an openstacksdk connection.
+    """
+
+    def __init__(self, connection) -> None:
+        self.connection = connection
+
+    @classmethod
+    def from_watcher(cls) -> 'WatcherNova':
+        from watcher.common import nova_helper
+        return cls(nova_helper.NovaHelper().connection)
+
+    def aggregate_hosts(self) -> typing.Dict[str, typing.FrozenSet[str]]:
+        return {a.uuid: frozenset(a.hosts or ())
+                for a in self.connection.compute.aggregates() if a.uuid}
+
+    def members(self, group: str) -> typing.List[str]:
+        found = self.connection.compute.find_server_group(
+            group, ignore_missing=True)
+        return list(found.member_ids or ()) if found is not None else []
+
+
+def _resources(instance) -> typing.Dict[str, int]:
+    return {rc: int(getattr(instance, field))
+            for rc, _, field in RESOURCES}
+
+
+def _placements(compute_model) -> typing.Dict[str, typing.Any]:
+    """instance uuid -> (instance, its node), for every mapped instance."""
+    found = {}
+    for node in compute_model.get_all_compute_nodes().values():
+        for instance in compute_model.get_node_instances(node):
+            found[instance.uuid] = (instance, node)
+    return found
+
+
+def _held(stacks: typing.Iterable[stack_db.StackRecord]
+          ) -> typing.Dict[str, typing.Dict[str, int]]:
+    """provider uuid or host name -> what stack decisions hold there."""
+    found: typing.Dict[str, typing.Dict[str, int]] = {}
+    for record in stacks:
+        for name in record.held:
+            server = record.servers[name]
+            where = found.setdefault(server.provider or server.host, {})
+            for rc, n in server.resources.items():
+                where[rc] = where.get(rc, 0) + n
+    return found
+
+
+def _hosts(compute_model, held: typing.Mapping[str, typing.Mapping[str, int]],
+           stays: typing.Mapping[str, typing.Set[str]]
+           ) -> typing.Tuple[planner.Host, ...]:
+    found = []
+    for node in compute_model.get_all_compute_nodes().values():
+        left = compute_model.get_node_free_resources(node)
+        hold = held.get(node.uuid) or held.get(node.hostname) or {}
+        usable = node.status == ENABLED and node.state == UP
+        free = {rc: max(0, math.floor(left[key]) - hold.get(rc, 0))
+                if usable else 0 for rc, key, _ in RESOURCES}
+        found.append(planner.Host(node.hostname, free, frozenset(
+            stays.get(node.hostname, ())), node.uuid))
+    return tuple(sorted(found, key=lambda h: h.name))
+
+
+def _servers(placements, ids: typing.Iterable[str]
+             ) -> typing.Tuple[typing.Dict[str, planner.Server],
+                               typing.Dict[str, typing.Set[str]]]:
+    """(server id -> server, host -> the traits that keep its servers
+    there); ids Watcher's model does not place are left out."""
+    servers, stays = {}, {}
+    for sid in sorted(set(ids)):
+        if sid not in placements:
+            continue
+        instance, node = placements[sid]
+        required: typing.FrozenSet[str] = frozenset()
+        if instance.state != MOVABLE or instance.watcher_exclude:
+            trait = STAYS + sid.replace('-', '').upper()
+            required = frozenset((trait,))
+            stays.setdefault(node.hostname, set()).add(trait)
+        servers[sid] = planner.Server(sid, node.hostname,
+                                      _resources(instance), required)
+    return servers, stays
+
+
+def _group_members(record, nova: Nova) -> typing.List[str]:
+    """The members a group's scoped policies count (Nova's too)."""
+    return list(record.counted(nova.members(record.uuid)))
+
+
+def _stack_target(record: stack_db.StackRecord, topology: topo.Topology,
+                  where: typing.Mapping[str, str],
+                  members: typing.Callable[[str], typing.List[str]]
+                  ) -> planner.Target:
+    """A stack decision's target; its relationships' existing ends are
+    read where Watcher's model places them.
+
+    :raises model.StackError: the stack cannot be read any more.
+    :raises PolicyError: a domain it names is gone.
+    """
+    stack = model.with_real_ids(model.parse(record.document), topology,
+                                record.project_id)
+    servers = {u: where.get(u) for u in stack.existing('server')}
+    groups = {u: tuple(sorted({where[m] for m in members(u) if m in where}))
+              for u in stack.existing('server_group')}
+    return planner.Target.stack(
+        record.id, stack, World((), topology, servers, groups),
+        record.instances)
+
+
+def read(compute_model, store, nova: Nova) -> planner.Problem:
+    """The planner's problem: every stored group and stack decision over
+    the hosts and instances of Watcher's compute data model.
+
+    :param compute_model: Watcher's (scoped) compute data model.
+    :param store: the policy store (``db.api.PolicyStore``).
+    :param nova: Nova's aggregates and server group members.
+    """
+    records = store.list_scopes()
+    aggregates = {a for r in records for a in r.aggregates}
+    domains = {a: hosts for a, hosts in nova.aggregate_hosts().items()
+               if a in aggregates}
+    topology = topo.from_scope_records(records, domains)
+    placements = _placements(compute_model)
+    where = {sid: node.hostname for sid, (_, node) in placements.items()}
+
+    groups = {g.uuid: g for g in store.list_groups()}
+    stacks = stack_db.StackStore(store).list()
+    targets = [planner.Target.group(uuid, g.document,
+                                    _group_members(g, nova))
+               for uuid, g in groups.items()]
+
+    def members(uuid: str) -> typing.List[str]:
+        if uuid in groups:
+            return _group_members(groups[uuid], nova)
+        return nova.members(uuid)
+    for record in stacks:
+        try:
+            targets.append(_stack_target(record, topology, where, members))
+        except (model.StackError, PolicyError) as exc:
+            LOG.warning('Stack decision %s cannot be read any more and is '
+                        'left out of the repair: %s', record.id, exc)
+    servers, stays = _servers(placements, {s for t in targets
+                                           for s in t.servers})
+    return planner.Problem(_hosts(compute_model, _held(stacks), stays),
+                           servers, tuple(targets), topology)

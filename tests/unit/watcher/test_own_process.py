@@ -1,0 +1,23 @@
+"""The Watcher plugins' tests, in a pytest of their own (see conftest)."""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from tests.unit.watcher import conftest
+
+HERE = pathlib.Path(__file__).parent
+ROOT = HERE.parent.parent.parent
+
+
+@pytest.mark.skipif(conftest.INSIDE, reason='this is that process')
+def test_watcher_plugins_in_their_own_interpreter():
+    done = subprocess.run(
+        [sys.executable, '-m', 'pytest', str(HERE), '-q',
+         '-p', 'no:cacheprovider'], cwd=ROOT, capture_output=True,
+        text=True, timeout=600,
+        env=dict(os.environ, NSP_WATCHER_PROCESS='1'))
+    assert done.returncode == 0, done.stdout[-20000:] + done.stderr[-5000:]
