@@ -13,6 +13,8 @@ VERSIONS = [
     '1.1',  # /stacks: joint decisions held under a lease; scope parents
     '1.2',  # /repairs (the fewest moves that end every violation);
     #         stack audit; stack statuses expired and live
+    '1.3',  # groups in complex-anti-affinity.rst's form: a policy object
+    #         (or a list of them) with rules; no policies, no metadata
 ]
 MIN_VERSION = VERSIONS[0]
 MAX_VERSION = VERSIONS[-1]

@@ -11,6 +11,7 @@ from nova_scoped_policies.api import audit as audit_mod
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import records
 from nova_scoped_policies import identifiers
+from nova_scoped_policies import policy
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies import topology as topo
 
@@ -42,7 +43,7 @@ def scope(record: records.ScopeRecord, who: visibility.Viewer) -> dict:
 
 
 def group(record: records.GroupRecord, who: visibility.Viewer,
-          topology: topo.Topology) -> dict:
+          topology: topo.Topology, objects: bool = False) -> dict:
     """A scoped group as ``who`` sees it (policies in its identifiers).
 
     ``members`` are those added through the API; ``excluded_members``
@@ -54,14 +55,19 @@ def group(record: records.GroupRecord, who: visibility.Viewer,
     if not who.real:
         document = identifiers.to_tenant(document, topology, who.project_id)
     body = document.to_dict()
-    return {'id': record.uuid, 'name': record.name,
-            'project_id': record.project_id,
-            'user_id': record.user_id,
-            'policies': body['policies'], 'rules': body['rules'],
-            'members': list(record.members),
-            'excluded_members': list(record.excluded), 'metadata': {},
-            'created_at': _time(record.created_at),
-            'updated_at': _time(record.updated_at)}
+    found = {'id': record.uuid, 'name': record.name,
+             'project_id': record.project_id,
+             'user_id': record.user_id,
+             'policies': body['policies'], 'rules': body['rules'],
+             'members': list(record.members),
+             'excluded_members': list(record.excluded), 'metadata': {},
+             'created_at': _time(record.created_at),
+             'updated_at': _time(record.updated_at)}
+    if objects:
+        # complex-anti-affinity.rst's form (microversion 1.3)
+        del found['policies'], found['rules'], found['metadata']
+        found['policy'] = policy.as_objects(document)
+    return found
 
 
 def audit(found: audit_mod.GroupAudit) -> dict:

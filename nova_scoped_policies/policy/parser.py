@@ -245,6 +245,105 @@ def parse_document(data: object, prefix: str = '') -> PolicyDocument:
     return build_document(fielded, Rules(**rules), name, prefix)
 
 
+_OBJECT_KEYS = ('name', 'policy', 'llmn')
+
+
+def parse_objects(data: object, prefix: str = '') -> PolicyDocument:
+    """complex-anti-affinity.rst's REST form, as the policy API speaks it
+    from microversion 1.3: ``{"policy": {"name": P, "rules": {...}}}``,
+    or a list of such objects for a group of several policies (their
+    rules apply to the group together; a rule given twice is refused),
+    with ``name`` and the ``llmn`` shorthand beside it. A group needs a
+    policy.
+
+    :param data: the decoded ``server_group`` object, less its envelope
+        keys (``id``, ``project_id``).
+    :param prefix: prepended to every field name in errors.
+    :raises PolicyError: naming the first bad field.
+    """
+    if not isinstance(data, dict):
+        raise PolicyError(prefix or 'document', data,
+                          'a policy document is an object')
+    for key in data:
+        if key not in _OBJECT_KEYS:
+            raise PolicyError(_join(prefix, str(key)), data[key],
+                              'unknown key; expected one of '
+                              + ', '.join(_OBJECT_KEYS))
+    if 'policy' not in data and 'llmn' not in data:
+        raise PolicyError(_join(prefix, 'policy'), None,
+                          'is required: a group needs a policy')
+    items = data.get('policy', [])
+    single = isinstance(items, dict)
+    if single:
+        items = [items]
+    if not isinstance(items, list) or ('policy' in data and not items):
+        raise PolicyError(_join(prefix, 'policy'), data.get('policy'),
+                          'must be a policy object or a non-empty list '
+                          'of them')
+    fielded: typing.List[typing.Tuple[str, Policy]] = []
+    merged: typing.Dict[str, typing.Any] = {}
+    origin: typing.Dict[str, str] = {}   # rule -> the rules it came from
+    for i, item in enumerate(items):
+        field = _join(prefix, 'policy' if single else f'policy[{i}]')
+        if not isinstance(item, dict):
+            raise PolicyError(field, item, 'a policy object is '
+                              '{"name": ..., "rules": {...}}')
+        policy, rules = _nova_policy(item, f'{field}.rules', field, None)
+        fielded.append((f'{field}.name', policy))
+        if rules is None:
+            continue
+        if not isinstance(rules, dict):
+            raise PolicyError(f'{field}.rules', rules,
+                              'rules must be an object')
+        for key, value in rules.items():
+            if key in merged:
+                raise PolicyError(f'{field}.rules.{key}', value,
+                                  'given twice')
+            merged[key] = value
+            origin[str(key)] = f'{field}.rules'
+    name = data.get('name')
+    if name is not None and (not isinstance(name, str)
+                             or not 0 < len(name) <= _NAME_MAX):
+        raise PolicyError(_join(prefix, 'name'), name,
+                          f'must be a string of 1-{_NAME_MAX} characters')
+    if 'llmn' in data and SIZE not in merged:
+        raise PolicyError(_join(prefix, 'policy'), data.get('policy'),
+                          'llmn needs the group size M: give it as rules.size '
+                          'of a policy object')
+    top = _join(prefix, 'rules') + '.'
+    try:
+        parsed = _parse_rules(merged, _join(prefix, 'rules'))
+        if 'llmn' in data:
+            _expand_llmn(data['llmn'], parsed, fielded, prefix)
+        return build_document(fielded, Rules(**parsed), name, prefix)
+    except PolicyError as exc:
+        # a rule's error names the policy object that gave it
+        key = exc.field[len(top):] if exc.field.startswith(top) else None
+        if key not in origin:
+            raise
+        raise PolicyError(f'{origin[key]}.{key}', exc.value,
+                          exc.problem) from None
+
+
+def as_objects(document: PolicyDocument) -> typing.Union[
+        None, dict, typing.List[dict]]:
+    """The document in :func:`parse_objects`' form: one policy object,
+    or a list when it has several, each rule with the policy of its scope
+    (else the first), ``rules`` ``{}`` when none; None for a document
+    with no policy."""
+    if not document.policies:
+        return None
+    found = [{'name': str(p), 'rules': {}} for p in document.policies]
+    scopes = [p.scope for p in document.policies]
+    for key, value in document.rules.to_dict().items():
+        scope = next((key[len(start):] for start in
+                      (MAX_SERVER_PER, MIN_DOMAINS) if key.startswith(start)),
+                     None)
+        index = scopes.index(scope) if scope in scopes else 0
+        found[index]['rules'][key] = value
+    return found[0] if len(found) == 1 else found
+
+
 def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
                    rules: Rules, name: typing.Optional[str] = None,
                    prefix: str = '',

@@ -20,6 +20,7 @@ import webob
 
 from nova_scoped_policies.api import audit as group_audit
 from nova_scoped_policies.api import hosts
+from nova_scoped_policies.api import microversion
 from nova_scoped_policies.api.policies import groups as rules
 from nova_scoped_policies.api.schemas import groups as schemas
 from nova_scoped_policies.api import topologies
@@ -46,14 +47,32 @@ def _group(req, action: str) -> records.GroupRecord:
     return record
 
 
-def _document(service, data: dict, project_id: str,
-              who: visibility.Viewer) -> policy.PolicyDocument:
-    """Parse the policy document of a body; identifiers become real.
+OBJECTS_VERSION = '1.3'
+"""From here on groups speak complex-anti-affinity.rst's form."""
+
+
+def _objects(req) -> bool:
+    return microversion.require(req.environ, OBJECTS_VERSION)
+
+
+def _document(req, service, data: dict, project_id: str
+              ) -> policy.PolicyDocument:
+    """Parse the policy document of a body (from microversion 1.3 in the
+    ``policy`` object form); identifiers become real. A group needs a
+    policy.
 
     :raises webob.exc.HTTPBadRequest: naming the bad field.
     """
+    who = visibility.viewer(req)
     try:
-        document = policy.parse_document(data, prefix=_PREFIX)
+        if _objects(req):
+            document = policy.parse_objects(data, prefix=_PREFIX)
+        else:
+            document = policy.parse_document(data, prefix=_PREFIX)
+            if not document.policies:
+                raise policy.PolicyError(
+                    f'{_PREFIX}.policies', data.get('policies'),
+                    'a group needs at least one policy')
         topology = topologies.stored(service.store)
         for i, pol in enumerate(document.policies):
             if topology.scope(pol.scope) is None:
@@ -98,7 +117,7 @@ def _render(req, record: records.GroupRecord) -> webob.Response:
     service = req.environ[util.SERVICE]
     topology = topologies.stored(service.store)
     return util.json_response(req, {'server_group': views.group(
-        record, visibility.viewer(req), topology)})
+        record, visibility.viewer(req), topology, _objects(req))})
 
 
 def list_groups(req: webob.Request) -> webob.Response:
@@ -115,7 +134,7 @@ def list_groups(req: webob.Request) -> webob.Response:
     records = service.store.list_groups(None if everyone and not project
                                         else project)
     return util.json_response(req, {'server_groups': [
-        views.group(r, who, topology) for r in records]})
+        views.group(r, who, topology, _objects(req)) for r in records]})
 
 
 def show_group(req: webob.Request) -> webob.Response:
@@ -129,7 +148,7 @@ def create_group(req: webob.Request) -> webob.Response:
     project = data.pop('project_id', None) or context.project_id
     context.can(rules.CREATE, {'project_id': project})
     _check_nova_group(service, context, uuid, project)
-    document = _document(service, data, project, visibility.viewer(req))
+    document = _document(req, service, data, project)
     record = service.store.create_group(
         uuid, project, dataclasses.replace(document, name=None),
         name=document.name, user_id=context.user_id)
@@ -145,8 +164,7 @@ def update_group(req: webob.Request) -> webob.Response:
     name = data.pop('name', None)
     document = None
     if data:
-        document = _document(service, data, record.project_id,
-                             visibility.viewer(req))
+        document = _document(req, service, data, record.project_id)
     record = service.store.update_group(record.uuid, document, name)
     service.notify(req, 'scoped_server_group.update',
                    payloads.of_group(record))

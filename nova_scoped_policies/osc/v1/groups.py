@@ -40,6 +40,28 @@ def _group_arg(parser) -> None:
                         help='server group name or uuid')
 
 
+def _flat(group: dict) -> dict:
+    """A group as the commands show it: its ``policies`` and its
+    ``rules``, from the API's ``policy`` object or list of them
+    (microversion 1.3), so that scripts read the same columns."""
+    group = dict(group)
+    found = group.pop('policy', None)
+    items = [found] if isinstance(found, dict) else list(found or ())
+    group['policies'] = [item['name'] for item in items]
+    group['rules'] = {k: v for item in items
+                      for k, v in (item.get('rules') or {}).items()}
+    return group
+
+
+def _objects(policies, rules) -> dict:
+    """``--policy`` and ``--rule`` as the API's policy objects: the
+    rules go with the first (they apply to the group together)."""
+    found = [{'name': name} for name in policies]
+    if rules:
+        found[0]['rules'] = rules
+    return found[0] if len(found) == 1 else found
+
+
 def _rules(values) -> dict:
     rules = {}
     for rule in values:
@@ -81,9 +103,13 @@ class SetGroupPolicy(command.ShowOne):
         body = {}
         if args.name:
             body['name'] = args.name
-        if args.policy or args.rule:
-            body['policies'] = args.policy
-            body['rules'] = _rules(args.rule)
+        rules = _rules(args.rule)
+        if rules and not args.policy:
+            raise exceptions.CommandError(
+                '--rule needs the group\'s --policy (a change gives them '
+                'all)')
+        if args.policy:
+            body['policy'] = _objects(args.policy, rules)
         if not body:
             raise exceptions.CommandError(
                 'give --policy, --rule or --name')
@@ -97,11 +123,12 @@ class SetGroupPolicy(command.ShowOne):
             body['id'] = group
             if args.project:
                 body['project_id'] = args.project
-            return common.show(client.request('POST', '/os-server-groups', {
-                'server_group': body})['server_group'], COLUMNS)
-        return common.show(client.request(
+            created = client.request('POST', '/os-server-groups', {
+                'server_group': body})['server_group']
+            return common.show(_flat(created), COLUMNS)
+        return common.show(_flat(client.request(
             'POST', f'/os-server-groups/{group}',
-            {'server_group': body})['server_group'], COLUMNS)
+            {'server_group': body})['server_group']), COLUMNS)
 
 
 class ShowGroupPolicy(command.ShowOne):
@@ -116,8 +143,8 @@ class ShowGroupPolicy(command.ShowOne):
     def take_action(self, args):
         group = _group_id(self, args.group)
         url = f'/os-server-groups/{group}' + common.as_tenant_query(args)
-        return common.show(common.client(self).request('GET', url)[
-            'server_group'], COLUMNS)
+        return common.show(_flat(common.client(self).request('GET', url)[
+            'server_group']), COLUMNS)
 
 
 class ListGroupPolicy(command.Lister):
@@ -142,7 +169,7 @@ class ListGroupPolicy(command.Lister):
             query.append(f'as_tenant_id={args.as_tenant}')
         url = '/os-server-groups' + ('?' + '&'.join(query) if query else '')
         groups = common.client(self).request('GET', url)['server_groups']
-        return common.rows(groups, LIST_COLUMNS)
+        return common.rows([_flat(g) for g in groups], LIST_COLUMNS)
 
 
 class DeleteGroupPolicy(command.Command):
@@ -233,9 +260,9 @@ class _InstanceAction(command.ShowOne):
     def take_action(self, args):
         group = _group_id(self, args.group)
         instance = common.nova_id(self, args.instance, 'server')
-        return common.show(common.client(self).request(
+        return common.show(_flat(common.client(self).request(
             'POST', f'/os-server-groups/{group}/action',
-            {self.action: {'instance_id': instance}})['server_group'],
+            {self.action: {'instance_id': instance}})['server_group']),
             COLUMNS)
 
 

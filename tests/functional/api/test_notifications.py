@@ -174,7 +174,7 @@ def _scenario(app):
     call(app, 'DELETE', f'/stacks/{b["id"]}', None, B, 204)
     group = fx.GROUPS['GROUP_1']
     call(app, 'POST', '/os-server-groups', {'server_group': {
-        'id': group, 'policies': ['anti-affinity:rack']}}, A, 200)
+        'id': group, 'policy': {'name': 'anti-affinity:rack'}}}, A, 200)
     for instance in ('I1', 'I2'):      # both in rack A
         call(app, 'POST', f'/os-server-groups/{group}/action', {
             'add_instance': {'instance_id': fx.INSTANCES[instance][0]}},
@@ -185,7 +185,7 @@ def _scenario(app):
     call(app, 'POST', f'/os-server-groups/{group}/action', {
         'remove_instance': {'instance_id': fx.INSTANCES['I2'][0]}}, A, 200)
     call(app, 'POST', f'/os-server-groups/{group}', {'server_group': {
-        'policies': ['soft-anti-affinity:rack']}}, A, 200)
+        'policy': {'name': 'soft-anti-affinity:rack'}}}, A, 200)
     call(app, 'DELETE', f'/os-server-groups/{group}', None, A, 204)
     return a, b, ['policy_scope.create', 'policy_scope.update',
                   'policy_scope.create', 'policy_scope.delete',

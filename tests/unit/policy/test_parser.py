@@ -285,3 +285,63 @@ def test_merge_keeps_the_tenants_wording():
         'anti-affinity:host', 'affinity:zone:real-a']
     assert [merged.label_of(i) for i in range(2)] == [
         'anti-affinity:host', 'affinity:zone:mine-a']
+
+
+# -- complex-anti-affinity.rst's REST form (policy API 1.3) -----------------
+
+@pytest.mark.parametrize('data, objects', [
+    ({'policy': {'name': 'anti-affinity', 'rules': {
+        'max_server_per_host': 3}}},
+     {'name': 'anti-affinity:host', 'rules': {'max_server_per_host': 3}}),
+    ({'policy': {'name': 'soft-affinity:rack'}},
+     {'name': 'soft-affinity:rack', 'rules': {}}),
+    ({'policy': [{'name': 'anti-affinity:host'},
+                 {'name': 'anti-affinity:rack', 'rules': {
+                     'max_server_per_rack': 2}}]},
+     [{'name': 'anti-affinity:host', 'rules': {}},
+      {'name': 'anti-affinity:rack', 'rules': {'max_server_per_rack': 2}}]),
+    # the rules go back to the policy of their scope, wherever given
+    ({'policy': [{'name': 'anti-affinity:rack', 'rules': {'size': 4}},
+                 {'name': 'anti-affinity:host', 'rules': {
+                     'max_server_per_rack': 2, 'min_domains_rack': 2}}]},
+     [{'name': 'anti-affinity:rack', 'rules': {
+         'max_server_per_rack': 2, 'min_domains_rack': 2, 'size': 4}},
+      {'name': 'anti-affinity:host', 'rules': {}}]),
+])
+def test_the_policy_object_form_round_trips(data, objects):
+    document = parser.parse_objects(data, 'server_group')
+    assert parser.as_objects(document) == objects
+    assert parser.parse_objects({'policy': objects}) == document
+
+
+@pytest.mark.parametrize('data, field, problem', [
+    ({}, 'server_group.policy', 'a group needs a policy'),
+    ({'policy': []}, 'server_group.policy', 'non-empty list'),
+    ({'policies': ['anti-affinity']}, 'server_group.policies',
+     'unknown key'),
+    ({'policy': {'rules': {}}}, 'server_group.policy.name', 'required'),
+    ({'policy': {'name': 'anti-affinity', 'extra': 1}},
+     'server_group.policy.extra', 'unknown key'),
+    ({'policy': ['anti-affinity']}, 'server_group.policy[0]',
+     'a policy object'),
+    ({'policy': [{'name': 'anti-affinity:rack',
+                  'rules': {'max_server_per_rack': 2}},
+                 {'name': 'anti-affinity:host',
+                  'rules': {'max_server_per_rack': 3}}]},
+     'server_group.policy[1].rules.max_server_per_rack', 'given twice'),
+    ({'policy': {'name': 'affinity:rack',
+                 'rules': {'max_server_per_rack': 2}}},
+     'server_group.policy.rules.max_server_per_rack',
+     'needs the policy anti-affinity:rack'),
+    ({'llmn': {'level1': 'rack', 'level2': 'host', 'n': 2}},
+     'server_group.policy', 'rules.size of a policy object'),
+])
+def test_the_policy_object_form_names_the_bad_field(data, field, problem):
+    with pytest.raises(PolicyError) as caught:
+        parser.parse_objects(data, 'server_group')
+    assert caught.value.field == field
+    assert problem in caught.value.problem
+
+
+def test_a_document_without_policy_has_no_object():
+    assert parser.as_objects(parser.parse_document({})) is None
