@@ -150,3 +150,40 @@ def test_the_audit_is_a_1_2_route_and_hides_other_tenants(api):
     status, found = call('GET', path, headers=B, version='1.2')
     assert status == 404
     assert 'app' not in json.dumps(found)
+
+
+NOWHERE = '00000000-0000-4000-8000-00000000dead'
+CROSS_TENANT = [
+    ('GET', '/stacks/{id}', None, '1.1'),
+    ('GET', '/stacks/{id}/audit', None, '1.2'),
+    ('DELETE', '/stacks/{id}', None, '1.1'),
+    ('POST', '/stacks/{id}/action', {'renew': None}, '1.1'),
+    ('POST', '/stacks/{id}/action', {'confirm': None}, '1.1'),
+    ('POST', '/repairs', {'repair': {'stack': '{id}'}}, '1.2'),
+]
+
+
+@pytest.mark.parametrize('method, path, body, version', CROSS_TENANT)
+def test_another_projects_stack_is_answered_as_none(api, method, path, body,
+                                                    version):
+    """Project B about A's stack: the answer for a stack that does not
+    exist, word for word (the id aside); A's stack is untouched."""
+    _rack_scope()
+    status, created = call('POST', '/stacks', RACK_STACK)
+    assert status == 201, created
+    mine = created['stack']['id']
+
+    def asked(uuid):
+        filled = json.loads(json.dumps(body).replace('{id}', uuid))
+        status, answer = call(method, path.replace('{id}', uuid),
+                              filled if body is not None else None, B,
+                              version)
+        errors = [(e['status'], e['title'], e['detail'])
+                  for e in answer['errors']]
+        return status, json.dumps(errors).replace(uuid, '{id}')
+    status, answer = asked(mine)
+    assert status == 404, answer
+    assert (status, answer) == asked(NOWHERE)
+    shown = call('GET', f'/stacks/{mine}')[1]['stack']
+    assert shown['status'] == 'reserved'
+    assert shown['expires_at'] == created['stack']['expires_at']
