@@ -3,6 +3,7 @@
 import typing
 
 from osc_lib.cli import format_columns
+from osc_lib.command import command
 from osc_lib import exceptions
 from oslo_utils import uuidutils
 
@@ -80,3 +81,31 @@ def show(record: dict, columns: typing.Sequence[str]):
 def rows(records: typing.Iterable[dict], columns: typing.Sequence[str]):
     """A Lister result."""
     return tuple(columns), [formatted(r, columns) for r in records]
+
+
+class Audit(command.ShowOne):
+    """An audit command. With ``--exit-code`` it exits 1 when
+    :meth:`take_action` found violations (``self.violated``), as ``git
+    diff --exit-code`` does, for scripts and monitoring."""
+
+    what = 'it'
+    """What is audited, in the option's help."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        self.add_target(parser)
+        as_tenant_option(parser)
+        parser.add_argument('--exit-code', action='store_true',
+                            help=f'exit 1 when {self.what} has violations')
+        return parser
+
+    def add_target(self, parser) -> None:
+        """The positional argument naming what is audited."""
+        raise NotImplementedError
+
+    def run(self, parsed_args):
+        self.violated = False
+        status = super().run(parsed_args)
+        if parsed_args.exit_code and self.violated:
+            return 1
+        return status

@@ -212,7 +212,7 @@ class _Lines(cliff_columns.FormattableColumn):
         return list(self._value)
 
 
-class AuditGroupPolicy(command.ShowOne):
+class AuditGroupPolicy(common.Audit):
     """Where each member runs, per scope of the group's policies, and the
     policies they violate.
 
@@ -220,13 +220,10 @@ class AuditGroupPolicy(command.ShowOne):
     --exit-code`` does), for scripts and monitoring.
     """
 
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
+    what = 'the group'
+
+    def add_target(self, parser) -> None:
         _group_arg(parser)
-        common.as_tenant_option(parser)
-        parser.add_argument('--exit-code', action='store_true',
-                            help='exit 1 when the group has violations')
-        return parser
 
     def take_action(self, args):
         group = _group_id(self, args.group)
@@ -234,17 +231,10 @@ class AuditGroupPolicy(command.ShowOne):
                + common.as_tenant_query(args))
         audit = common.client(self).request('GET', url)[
             'server_group_policy_audit']
-        self.violations = list(audit['violations'])
+        self.violated = bool(audit['violations'])
         return AUDIT_COLUMNS, (audit['server_group_id'],
                                _Placements(audit['members']),
                                _Lines(audit['violations']))
-
-    def run(self, parsed_args):
-        self.violations = []
-        status = super().run(parsed_args)
-        if parsed_args.exit_code and self.violations:
-            return 1
-        return status
 
 
 class _InstanceAction(command.ShowOne):

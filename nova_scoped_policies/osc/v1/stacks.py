@@ -193,7 +193,7 @@ class _Policies(cliff_columns.FormattableColumn):
         return self._value
 
 
-class AuditStack(command.ShowOne):
+class AuditStack(common.Audit):
     """Each policy and relationship of a stack against where its servers
     are now, with its violations (hosts as surrogates for tenants).
 
@@ -201,13 +201,10 @@ class AuditStack(command.ShowOne):
     and monitoring.
     """
 
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
+    what = 'the stack'
+
+    def add_target(self, parser) -> None:
         _stack_arg(parser)
-        common.as_tenant_option(parser)
-        parser.add_argument('--exit-code', action='store_true',
-                            help='exit 1 when the stack has violations')
-        return parser
 
     def take_action(self, args):
         url = (f'/stacks/{_stack_id(self, args.stack)}/audit'
@@ -219,10 +216,3 @@ class AuditStack(command.ShowOne):
         return AUDIT_COLUMNS, (audit['stack_id'], audit['status'],
                                common.formatted({'s': servers}, ('s',))[0],
                                _Policies(audit['policies']))
-
-    def run(self, parsed_args):
-        self.violated = False
-        status = super().run(parsed_args)
-        if parsed_args.exit_code and self.violated:
-            return 1
-        return status

@@ -237,5 +237,7 @@ def test_stack_commands(api, tmp_path):
     assert (audit['stack_id'], audit['status']) == (created['id'], 'ok')
     assert [(p['field'], p['status']) for p in audit['policies']] == [
         ('stack.group', 'ok')]
+    assert run_status(tv.A, 'scoped_policy_stack_audit', 'web',
+                      '--exit-code') == 0
     run(tv.A, 'scoped_policy_stack_delete', 'web')
     assert run(tv.A, 'scoped_policy_stack_list')[0] == []
