@@ -4,32 +4,45 @@
 request without a body (PEP 3333 allows it); real Placement reads an empty
 one as no length, so the fake must too. And a length that is no number is
 still refused, as Placement refuses it.
+
+The server runs in a process of its own: in the suite, nova's tests have
+monkey-patched this process with eventlet, and wsgiref's loop would block
+it.
 """
 
 import http.client
 import json
-import threading
-from wsgiref import simple_server
+import subprocess
+import sys
 
 import pytest
 
+SERVE = """
+import sys
+from wsgiref import simple_server
 from nova_scoped_policies.placement import fake
 
-
-class _Quiet(simple_server.WSGIRequestHandler):
+class Quiet(simple_server.WSGIRequestHandler):
     def log_message(self, *args):
         pass
+
+server = simple_server.make_server('127.0.0.1', 0, fake.FakePlacement(),
+                                   handler_class=Quiet)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
 
 
 @pytest.fixture
 def served():
-    server = simple_server.make_server('127.0.0.1', 0, fake.FakePlacement(),
-                                       handler_class=_Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address
-    server.shutdown()
-    server.server_close()
+    proc = subprocess.Popen([sys.executable, '-c', SERVE],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        yield ('127.0.0.1', port)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
 
 
 def _get(address, headers):
