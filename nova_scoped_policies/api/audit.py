@@ -86,7 +86,6 @@ class StackRead:
     """What a stack's audit reads (real identifiers).
 
     :param record: the decision.
-    :param parsed: its document as the tenant wrote it.
     :param real: the same with real identifiers.
     :param topology: the stored scopes with their hosts.
     :param placed: server name -> where it is now (:func:`where`).
@@ -95,7 +94,6 @@ class StackRead:
     """
 
     record: stack_db.StackRecord
-    parsed: stack_model.Stack
     real: stack_model.Stack
     topology: topo.Topology
     placed: typing.Mapping[str, typing.Optional[str]]
@@ -127,7 +125,7 @@ def read_stack(service, record: stack_db.StackRecord) -> StackRead:
               if s.instance_uuid and s.state != stack_db.HELD]
     placed = where(record, hosts_mod.member_placements(
         service.placement, booted).hosts)
-    return StackRead(record, parsed, real, topology, placed, servers,
+    return StackRead(record, real, topology, placed, servers,
                      groups)
 
 
@@ -142,9 +140,12 @@ def stack(found: StackRead, who: visibility.Viewer) -> live.StackAudit:
 
     def seen(h: typing.Optional[str]) -> typing.Optional[str]:
         return host(h) if h else None
-    # a tenant's own document is in its identifiers, as the view is
-    document = found.real if who.real or \
-        who.project_id != found.record.project_id else found.parsed
+    # the view keeps the domains' real ids (only their names are the
+    # viewer's): audit the real-id document, its policies named as the
+    # viewer writes them
+    document = found.real if who.real else stack_model.with_leaves(
+        found.real, lambda d: identifiers.worded(d, found.topology,
+                                                 who.project_id))
     return live.audit(document, World(
         (), view, {u: seen(h) for u, h in found.servers.items()},
         {g: tuple(host(h) for h in hs) for g, hs in found.groups.items()}),

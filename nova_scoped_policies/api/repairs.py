@@ -28,6 +28,7 @@ from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import model
@@ -277,8 +278,12 @@ def viewed(read: Read, who: visibility.Viewer) -> Read:
                for sid, s in problem.servers.items()}
     hosts = tuple(dataclasses.replace(h, name=host(h.name), provider='')
                   for h in problem.hosts)
+    # policies named as the viewer writes them (real ids underneath)
     targets = tuple(dataclasses.replace(t, clauses=tuple(
-        dataclasses.replace(c, fixed=tuple(host(h) for h in c.fixed))
+        dataclasses.replace(c, fixed=tuple(host(h) for h in c.fixed),
+                            document=identifiers.worded(
+                                c.document, problem.topology,
+                                who.project_id))
         for c in t.clauses)) for t in problem.targets)
     return Read(planner.Problem(hosts, servers, targets, view),
                 read.owners, read.names, host)

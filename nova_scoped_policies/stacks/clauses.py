@@ -90,7 +90,8 @@ def compile_stack(stack: model.Stack, world: World) -> typing.List[Clause]:
                 fixed = tuple(hosts)
             clauses.append(Clause(rel.document, rel.field, (source,),
                                   fixed, across=True,
-                                  names=(rel.source, rel.target.kind)))
+                                  names=(rel.source,
+                                         f'existing {rel.target.kind}')))
         else:
             target = tuple(
                 s.name for s in stack.group(rel.target).all_servers())
@@ -101,6 +102,13 @@ def compile_stack(stack: model.Stack, world: World) -> typing.List[Clause]:
 
 
 _MISSING = object()
+
+
+def existing_members(clause: Clause) -> typing.Dict[str, str]:
+    """The existing servers of a relationship as members: member key ->
+    host. The keys hold a space, which no server name may (stack names
+    match ``[A-Za-z0-9][A-Za-z0-9_.-]*``): they never meet a server."""
+    return {f'existing #{i}': h for i, h in enumerate(clause.fixed)}
 
 
 def structures(clause: Clause) -> typing.List[base.Structure]:
@@ -158,7 +166,7 @@ def member_requests(clauses: typing.Sequence[Clause], topology: Topology,
         if name not in part_of:
             continue
         union_doc, pair_doc = split(clause)
-        fixed = {f'existing-{i}': h for i, h in enumerate(clause.fixed)}
+        fixed = existing_members(clause)
         # (member key, host, server): a moving server is also a member on
         # each further host it holds
         where = [(n, placed[n], n) for n in part_of if placed.get(n)]

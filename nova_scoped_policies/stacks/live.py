@@ -130,7 +130,7 @@ def _apart(clause: clauses_mod.Clause, item, topology: Topology,
             for i, part in enumerate(clause.parts)]
     if clause.fixed:
         ends.append((clause.names[-1] if len(clause.names) > len(
-            clause.parts) else 'existing', list(clause.fixed)))
+            clause.parts) else 'existing servers', list(clause.fixed)))
     for name, hosts in ends:
         for host in hosts:
             if not host:
@@ -155,7 +155,7 @@ def violations(clause: clauses_mod.Clause, topology: Topology,
     """
     union, pairs = clauses_mod.split(clause)
     servers = {s: placed.get(s) for s in clause.servers}
-    fixed = {f'existing-{i}': h for i, h in enumerate(clause.fixed)}
+    fixed = clauses_mod.existing_members(clause)
     found: typing.List[str] = []
     if not union.empty or union.rules.max_server_per:
         found.extend(audit_mod.audit(union, topology,

@@ -404,6 +404,19 @@ def _overlap(root: Group, a: str, b: str) -> bool:
     return any(s.name in first for s in names[b].all_servers())
 
 
+def with_leaves(stack: Stack, change: typing.Callable[
+        [PolicyDocument], PolicyDocument]) -> Stack:
+    """The stack with ``change`` applied to the document of every leaf
+    group (the only policies that may target a domain)."""
+    def walk(group: Group) -> Group:
+        if group.leaf:
+            return dataclasses.replace(group, document=change(
+                group.document))
+        return dataclasses.replace(group, members=tuple(
+            walk(m) for m in group.members))
+    return dataclasses.replace(stack, root=walk(stack.root))
+
+
 def with_real_ids(stack: Stack, topology: Topology,
                   project_id: typing.Optional[str]) -> Stack:
     """The stack with every leaf policy that targets a domain in the
@@ -412,13 +425,8 @@ def with_real_ids(stack: Stack, topology: Topology,
     :raises PolicyError: naming the field, for an identifier the tenant
         cannot target.
     """
-    def walk(group: Group) -> Group:
-        if group.leaf:
-            return dataclasses.replace(group, document=topology.to_real(
-                group.document, project_id))
-        return dataclasses.replace(group, members=tuple(
-            walk(m) for m in group.members))
-    return dataclasses.replace(stack, root=walk(stack.root))
+    return with_leaves(stack, lambda document: topology.to_real(
+        document, project_id))
 
 
 def check_topology(stack: Stack, topology: Topology) -> None:

@@ -252,10 +252,10 @@ def audit_stack(req: webob.Request) -> webob.Response:
     who = visibility.viewer(req)
     read = audit.read_stack(service, record)
     found = audit.stack(read, who)
-    if found.violations:
-        # operators read the violations in real identifiers
-        real = found if who.real else audit.stack(
-            read, visibility.Viewer(True, None))
+    # operators read the violations in real identifiers
+    real = found if who.real else audit.stack(
+        read, visibility.Viewer(True, None))
+    if real.violations:
         service.notify(req, 'scoped_policy.violation',
                        payloads.of_violations('stack', record.id,
                                               record.project_id,

@@ -187,3 +187,31 @@ def test_another_projects_stack_is_answered_as_none(api, method, path, body,
     shown = call('GET', f'/stacks/{mine}')[1]['stack']
     assert shown['status'] == 'reserved'
     assert shown['expires_at'] == created['stack']['expires_at']
+
+
+def test_a_tenants_audit_of_a_targeted_domain_is_true(api):
+    """A policy on a domain of an obfuscated scope, written with the
+    tenant's identifier: kept, the tenant's audit and the admin's agree."""
+    status, body = call('POST', '/os-policy-scopes', {'policy_scope': {
+        'name': 'zone', 'allow_identifiers': True,
+        'obfuscate_identifiers': True, 'obfuscate_namespace_uuid': fx.NS,
+        'aggregates': [fx.AGGREGATES['ZONE_X'], fx.AGGREGATES['ZONE_Y']]}},
+        ADMIN)
+    assert status == 201, body
+    zone = fx.environment()['ZONE_X_FOR_A']
+    status, body = call('POST', '/stacks', {'stack': {
+        'name': 'near', 'group': {
+            'name': 'g', 'policies': [f'affinity:zone:{zone}'],
+            'servers': {'count': 2, 'flavor': {
+                'resources': {'VCPU': 1}}}}}}, version='1.2')
+    assert status == 201, body
+    stack = body['stack']
+    _booted(stack['id'], dict(zip(sorted(stack['servers']), (
+        fx.INSTANCES['I1'][0], fx.INSTANCES['I2'][0]))))   # both zone X
+    audits = [call('GET', f'/stacks/{stack["id"]}/audit', headers=headers,
+                   version='1.2')[1]['stack_audit'] for headers in (A, ADMIN)]
+    assert [a['status'] for a in audits] == ['ok', 'ok'], audits
+    # each reader sees the policy in its own identifiers
+    assert [a['policies'][0]['policies'] for a in audits] == [
+        [f'affinity:zone:{zone}'],
+        [f'affinity:zone:{fx.AGGREGATES["ZONE_X"]}']]

@@ -116,4 +116,19 @@ def test_an_existing_server_is_one_end_of_a_relationship():
     (rel,) = live.audit(stack, world, {'w-1': 'r0h0', 'w-2': 'r1h1'}
                         ).policies
     assert rel.kind == live.RELATIONSHIP and rel.violations == (
-        'anti-affinity:rack: rack1 holds 2 of max 1 (server, w)',)
+        'anti-affinity:rack: rack1 holds 2 of max 1 (existing server, w)',)
+
+
+def test_no_server_name_meets_an_existing_server():
+    # a group named existing (servers existing-1, existing-2) related to
+    # an existing server group on r1h0 and r2h0: its members count
+    group = '22222222-2222-2222-2222-222222222222'
+    world = ts.make_world([2, 2, 2], lambda r, i: {'VCPU': 8},
+                          server_groups={group: ('r1h0', 'r2h0')})
+    for name in ('web', 'existing', 'server_group'):
+        stack = ts.stack(ts.leaf(name, 2, 1), [
+            {'from': name, 'to': {'server_group': group},
+             'policies': ['anti-affinity:rack']}])
+        assert passing(stack, {}, f'{name}-1', world) == ['r0h0', 'r0h1']
+        broken = live.audit(stack, world, {f'{name}-1': 'r1h1'})
+        assert broken.status == live.VIOLATED, name
