@@ -18,6 +18,7 @@ it and replays the plan on a fresh read of capacity before any move.
 
 import dataclasses
 import hashlib
+import logging
 import typing
 
 from oslo_serialization import jsonutils
@@ -30,12 +31,14 @@ from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies import policy
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import service as stack_service
 from nova_scoped_policies.stacks.world import World
 from nova_scoped_policies import topology as topo
 
+LOG = logging.getLogger(__name__)
 CANDIDATES_VERSION = '1.29'   # summaries with traits and root providers
 ALL = 'all'
 GROUP = 'server_group'
@@ -127,14 +130,24 @@ def _targets(service, asked: Asked, project: str, admin: bool,
     for record in stacks:
         if record.project_id != project and not admin:
             raise _missing(asked)
-        stack = model.with_real_ids(model.parse(record.document), topology,
-                                    record.project_id)
-        instances = record.instances
-        servers, server_groups = ends(service, stack)
-        found.append((planner.Target.stack(
-            record.id, stack, World((), topology, servers, server_groups),
-            instances), record.project_id,
-            {u: n for n, u in instances.items()}))
+        try:
+            stack = model.with_real_ids(model.parse(record.document),
+                                        topology, record.project_id)
+            servers, server_groups = ends(service, stack)
+            target = planner.Target.stack(
+                record.id, stack,
+                World((), topology, servers, server_groups),
+                record.instances)
+        except (model.StackError, policy.PolicyError) as exc:
+            if asked.kind == STACK:
+                raise webob.exc.HTTPConflict(
+                    explanation=f'the stack cannot be read any more: {exc}')
+            # one stack whose scope or domain is gone stops no other repair
+            LOG.warning('Stack decision %s cannot be read any more and is '
+                        'left out of the repair: %s', record.id, exc)
+            continue
+        found.append((target, record.project_id,
+                      {u: n for n, u in record.instances.items()}))
     return found
 
 
@@ -240,9 +253,6 @@ def read(service, asked: Asked, project: str, admin: bool) -> Read:
         hosts = _hosts(service.placement, servers.values(), providers)
     except pc.PlacementError as exc:
         raise _unavailable('read the cloud for a repair', exc)
-    except model.StackError as exc:
-        raise webob.exc.HTTPConflict(
-            explanation=f'a stack cannot be read any more: {exc}')
     problem = planner.Problem(hosts, servers,
                               tuple(t for t, _, _ in found), topology)
     return Read(problem, {t.id: owner for t, owner, _ in found},

@@ -245,6 +245,8 @@ class StackStore:
             if server is None:
                 raise store_api.NotFound(
                     f'stack decision {uuid} has no server {name}')
+            if server.state == RELEASED:
+                return _record(row)
             if server.state == HELD:
                 server.state = BOOTED
                 server.consumer_uuid = None

@@ -419,9 +419,11 @@ def plan(problem: Problem, time_limit: float = 10.0,
             return stopped(f'{labels}: {found.reason}')
         moves.extend(ordered)
     after = tuple(state.violations(problem.targets))
-    return Plan(REPAIRED if not after else IMPOSSIBLE, tuple(moves),
-                '' if not after else 'violations left: ' + after[0],
-                time.monotonic() - started, before, after, optimal)
+    if after:
+        # nothing is proposed that does not end every violation
+        return stopped('violations left: ' + after[0])
+    return Plan(REPAIRED, tuple(moves), '', time.monotonic() - started,
+                before, after, optimal)
 
 
 def _fallback(state: _State, component: typing.Sequence[Target]

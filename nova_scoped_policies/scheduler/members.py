@@ -105,6 +105,11 @@ class NovaMemberLocator:
             found.update(i.uuid for i in result if i.task_state)
         return found
 
+    def instance_alive(self, context: nova_context.RequestContext,
+                       instance_uuid: str) -> bool:
+        """The instance exists and may still run (see :func:`_alive`)."""
+        return _alive(context, instance_uuid)
+
     def instance_host(self, context: nova_context.RequestContext,
                       instance_uuid: str) -> typing.Optional[str]:
         """The host an instance runs on in its cell (None for an initial
@@ -129,6 +134,34 @@ class NovaMemberLocator:
             except exception.InstanceNotFound:
                 return None
         return instance.host
+
+
+def _alive(context: nova_context.RequestContext,
+           instance_uuid: str) -> bool:
+    """The instance exists and may still run: scheduled or building (no
+    cell yet), or in its cell, neither deleted nor in ERROR.
+
+    :param context: an admin (elevated) request context.
+    """
+    try:
+        mapping = objects.InstanceMapping.get_by_instance_uuid(
+            context, instance_uuid)
+    except exception.InstanceMappingNotFound:
+        return False
+    if mapping.cell_mapping is None:
+        try:
+            objects.BuildRequest.get_by_instance_uuid(context,
+                                                      instance_uuid)
+        except exception.BuildRequestNotFound:
+            return False
+        return True
+    with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
+        try:
+            instance = objects.Instance.get_by_uuid(
+                cctxt, instance_uuid, expected_attrs=[])
+        except exception.InstanceNotFound:
+            return False
+    return instance.vm_state != 'error'
 
 
 class InFlightMemberLocator:
@@ -166,6 +199,10 @@ class InFlightMemberLocator:
         """See :meth:`NovaMemberLocator.instance_host` (cells only: an
         instance's claim alone does not make it placed)."""
         return self.cells.instance_host(context, instance_uuid)
+
+    def instance_alive(self, context, instance_uuid: str) -> bool:
+        """See :meth:`NovaMemberLocator.instance_alive`."""
+        return self.cells.instance_alive(context, instance_uuid)
 
     @property
     def client(self):
@@ -300,6 +337,10 @@ class StaticMemberLocator:
     def instance_host(self, context, instance_uuid: str
                       ) -> typing.Optional[str]:
         return self.hosts.get(instance_uuid)
+
+    def instance_alive(self, context, instance_uuid: str) -> bool:
+        """A simulated instance lives while it has a host."""
+        return bool(self.hosts.get(instance_uuid))
 
     def claims(self, context, instance_uuids: typing.Collection[str]
                ) -> typing.Dict[str, typing.Set[str]]:

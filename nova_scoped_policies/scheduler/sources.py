@@ -167,6 +167,11 @@ class Sources:
         for an instance with a host is a move."""
         return self.locator.instance_host(context, instance_uuid)
 
+    def instance_alive(self, context, instance_uuid: str) -> bool:
+        """The instance exists and may still run: scheduled, building,
+        or neither deleted nor in ERROR."""
+        return self.locator.instance_alive(context, instance_uuid)
+
     def claims(self, context, instance_uuids: typing.Collection[str]
                ) -> typing.Dict[str, typing.Set[str]]:
         """instance uuid -> the hosts of its own allocations in Placement

@@ -20,6 +20,7 @@ import fixtures
 from oslo_config import cfg
 import webob
 
+from nova import context as nova_context
 from nova.scheduler.client import report
 # OR-Tools asks os.uname() when first imported, which nova's TestCase
 # forbids inside a test: import it with the module, as the service does
@@ -31,6 +32,7 @@ from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
 from nova_scoped_policies.placement import holds
+from nova_scoped_policies.scheduler import state
 from tests.functional import base
 from tests import placement_fixtures as pf
 
@@ -210,3 +212,36 @@ class StackBootTest(StackCloud):
         self.admin_api.post_server_action(server['id'], {'migrate': None})
         server = self._wait_for_state_change(server, 'VERIFY_RESIZE')
         self.assertNotEqual(source, self.host_of(server))
+
+    def test_one_instance_per_server_until_it_is_gone(self):
+        stack = self.call('POST', '/stacks', STACK, expect=201)['stack']
+        first = self.boot(stack['hints']['a-1'], name='a-1')
+        # a double submit, a retry: refused while the first exists
+        failed = self.boot(stack['hints']['a-1'], expected='ERROR')
+        self.assertIn("server 'a-1' of decision", failed['fault']['message'])
+        self.assertIn('exists already as another instance',
+                      failed['fault']['message'])
+        self._delete_server(failed)
+        # once the first is deleted, a new one takes its place (pinned to
+        # the decided host) and is recorded
+        host = self.host_of(first)
+        self._delete_server(first)
+        second = self.boot(stack['hints']['a-1'], name='a-1')
+        self.assertEqual(host, self.host_of(second))
+        shown = self.call('GET', f'/stacks/{stack["id"]}')['stack']
+        self.assertEqual(second['id'],
+                         shown['servers']['a-1']['instance_uuid'])
+
+    def test_a_booting_first_instance_counts_as_existing(self):
+        # the first instance scheduled but not built (no host yet): a
+        # second boot of the same server is refused all the same
+        stack = self.call('POST', '/stacks', STACK, expect=201)['stack']
+        first = self.boot(stack['hints']['a-1'], name='a-1')
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_scoped_policies.scheduler.members.NovaMemberLocator.'
+            'instance_host', lambda self, ctxt, uuid: None))
+        self.assertTrue(state.states().sources.instance_alive(
+            nova_context.get_admin_context(), first['id']))
+        failed = self.boot(stack['hints']['a-1'], expected='ERROR')
+        self.assertIn('exists already as another instance',
+                      failed['fault']['message'])

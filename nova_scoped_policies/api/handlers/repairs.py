@@ -16,6 +16,7 @@ of the plan.
 """
 
 import concurrent.futures
+import typing
 
 import webob
 
@@ -99,18 +100,22 @@ def _waves(moves, problem: planner.Problem, most: int):
     """The moves in order, in waves of at most ``most`` that touch
     different hosts and different targets (run together, their order
     does not matter)."""
-    target_of = {s: t.id for t in problem.targets for s in t.servers}
+    # a server may be in a group and a stack: every target it is in
+    targets_of: typing.Dict[str, typing.Set[str]] = {}
+    for target in problem.targets:
+        for server in target.servers:
+            targets_of.setdefault(server, set()).add(target.id)
     wave, hosts, targets = [], set(), set()
     for move in moves:
         touched = {move.source, move.destination}
-        target = target_of.get(move.server)
+        mine = targets_of.get(move.server, set())
         if wave and (len(wave) >= most or touched & hosts
-                     or target in targets):
+                     or mine & targets):
             yield wave
             wave, hosts, targets = [], set(), set()
         wave.append(move)
         hosts |= touched
-        targets.add(target)
+        targets |= mine
     if wave:
         yield wave
 

@@ -98,9 +98,14 @@ class ScopedPlanFilter(base.RequestFilter):
                 # built once already (an unshelve): placed by the stack's
                 # policies like any move, not pinned
                 return True
-            if self._runs(ctxt, found.instance_uuid):
+            # the first instance may still be scheduled or building (a
+            # retry, a double submit): only a deleted or failed one is
+            # replaced
+            admin = (ctxt or nova_context.get_admin_context()).elevated()
+            if state.states().sources.instance_alive(admin,
+                                                     found.instance_uuid):
                 raise _failed(f'server {shown(member)} of decision '
-                              f'{shown(plan)} runs already as another '
+                              f'{shown(plan)} exists already as another '
                               'instance')
         base.destination(request_spec).host = found.host
         started = time.monotonic()

@@ -215,3 +215,32 @@ def test_a_tenants_audit_of_a_targeted_domain_is_true(api):
     assert [a['policies'][0]['policies'] for a in audits] == [
         [f'affinity:zone:{zone}'],
         [f'affinity:zone:{fx.AGGREGATES["ZONE_X"]}']]
+
+
+def test_a_stack_whose_domain_is_gone_is_a_409_not_a_500(api):
+    status, body = call('POST', '/os-policy-scopes', {'policy_scope': {
+        'name': 'zone', 'allow_identifiers': True,
+        'aggregates': [fx.AGGREGATES['ZONE_X'], fx.AGGREGATES['ZONE_Y']]}},
+        ADMIN)
+    assert status == 201, body
+    target = f"affinity:zone:{fx.AGGREGATES['ZONE_X']}"
+    status, body = call('POST', '/stacks', {'stack': {
+        'name': 'near', 'group': {
+            'name': 'g', 'policies': [target],
+            'servers': {'count': 1, 'flavor': {
+                'resources': {'VCPU': 1}}}}}})
+    assert status == 201, body
+    stack = body['stack']['id']
+    # the domain the stack targets leaves the scope
+    status, body = call('POST', '/os-policy-scopes/zone/action', {
+        'remove_aggregate': {'aggregate': fx.AGGREGATES['ZONE_X']}}, ADMIN)
+    assert status == 200, body
+    status, body = call('POST', '/repairs', {'repair': {'stack': stack}},
+                        version='1.2')
+    assert status == 409, body
+    assert 'cannot be read any more' in body['errors'][0]['detail']
+    # a repair of everything leaves it out and goes on
+    status, body = call('POST', '/repairs', {'repair': {}}, ADMIN,
+                        version='1.2')
+    assert status == 200, body
+    assert body['repair']['status'] == 'nothing to do'
