@@ -16,6 +16,7 @@ of the plan.
 """
 
 import concurrent.futures
+import re
 import typing
 
 import webob
@@ -87,13 +88,23 @@ def _label(asked: repairs.Asked) -> str:
 
 
 def _reason(reason: str, read: repairs.Read, shown: repairs.Read) -> str:
-    """The planner's reason in the reader's identifiers: the hosts it may
-    name are replaced by what the reader sees of them."""
-    if shown is read:
+    """The planner's reason in the reader's identifiers: every host and
+    every domain (name or id) it may name is replaced, as a whole word and
+    longest first, by what the reader sees of it."""
+    if shown is read or not reason:
         return reason
-    for host in read.problem.hosts:
-        reason = reason.replace(host.name, shown.host(host.name))
-    return reason
+    names = {h.name: shown.host(h.name) for h in read.problem.hosts}
+    real, view = read.problem.topology, shown.problem.topology
+    for scope in real.scope_names:
+        seen = {d.id: d.name for d in view.domains(scope)}
+        for domain in real.domains(scope):
+            names[domain.name] = names[domain.id] = seen[domain.id]
+    if not names:
+        return reason
+    words = re.compile('(?<![A-Za-z0-9_-])(' + '|'.join(
+        re.escape(n) for n in sorted(names, key=len, reverse=True))
+        + ')(?![A-Za-z0-9_-])')
+    return words.sub(lambda m: names[m.group(1)], reason)
 
 
 def _waves(moves, problem: planner.Problem, most: int):
