@@ -220,6 +220,44 @@ def _without_alternates(selections, return_objects):
     return [list(hosts[:1]) for hosts in selections]
 
 
+def _acquired(names: typing.Sequence[str]) -> list:
+    """Take the locks of ``names`` in their (sorted) order, as every
+    scheduler does, so that two requests never wait for each other.
+
+    :returns: [(name, lock)] held.
+    :raises NoValidHost: one was not had within
+        ``[scoped_policies] coordination_lock_timeout`` (those taken are
+        given back: fail closed).
+    """
+    coord = coordinator()
+    timeout = CONF.scoped_policies.coordination_lock_timeout
+    held = []
+    for name in names:
+        lock = coord.lock(name)
+        try:
+            acquired = lock.acquire(blocking=timeout)
+        except Exception as exc:
+            LOG.error('Scoped policies: coordination backend error: %s', exc)
+            acquired = False
+        if not acquired:
+            _released(held)
+            raise exception.NoValidHost(reason=(
+                f'scoped policies: another scheduler has been deciding for '
+                f'this server group or stack for more than {timeout:g} s, '
+                f'or the coordination backend did not answer (fail closed)'))
+        held.append((name, lock))
+    return held
+
+
+def _released(held: list) -> None:
+    for name, lock in reversed(held):
+        try:
+            lock.release()
+        except Exception as exc:  # the backend expires it anyway
+            LOG.warning('Scoped policies: could not release the lock of '
+                        '%s: %s', name, exc)
+
+
 def _serialised(original):
     from nova import objects
     from nova_scoped_policies.scheduler import state
@@ -240,30 +278,14 @@ def _serialised(original):
             return_objects=return_objects,
             return_alternates=return_alternates)
         call = functools.partial(_explained, call, spec_obj)
-        group_uuid = state.states().serialised_group(spec_obj)
-        if group_uuid is None:
+        names = state.states().serialised(spec_obj)
+        if not names:
             return call()
-        coord = coordinator()
-        timeout = CONF.scoped_policies.coordination_lock_timeout
-        lock = coord.lock(group_uuid)
-        try:
-            acquired = lock.acquire(blocking=timeout)
-        except Exception as exc:
-            LOG.error('Scoped policies: coordination backend error: %s', exc)
-            acquired = False
-        if not acquired:
-            raise exception.NoValidHost(reason=(
-                f'scoped policies: another scheduler has been deciding for '
-                f'this server group for more than {timeout:g} s, or the '
-                f'coordination backend did not answer (fail closed)'))
+        held = _acquired(names)
         try:
             return _without_alternates(call(), return_objects)
         finally:
-            try:
-                lock.release()
-            except Exception as exc:  # the backend expires it anyway
-                LOG.warning('Scoped policies: could not release the lock of '
-                            'server group %s: %s', group_uuid, exc)
+            _released(held)
 
     setattr(select_destinations, _MARK, original)
     return select_destinations

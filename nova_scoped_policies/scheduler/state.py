@@ -172,29 +172,40 @@ class RequestStates:
         if invalidate is not None:
             invalidate()
 
-    def serialised_group(self, spec_obj) -> typing.Optional[str]:
-        """The uuid of the request's server group when it has hard scoped
-        policies (whose checks read other members), else None.
+    def serialised(self, spec_obj) -> typing.Tuple[str, ...]:
+        """What the request's decision must be serialised by, sorted (the
+        order every scheduler takes them in): its server group when it has
+        hard scoped policies (whose checks read other members); for a
+        server of a stack, the stack's decision and every existing server
+        group its relationships read (whose boots take that group's lock).
 
-        Reads the group's policies only (store and aggregates are cached),
-        not its members. An invalid document answers None: the evaluation
-        rejects it later with its reason.
+        Reads policies and the stack decision only (store and aggregates
+        are cached), not members. An invalid document adds nothing: the
+        evaluation rejects it later with its reason.
 
-        :raises NoValidHost: the store fails closed for the group.
+        :raises NoValidHost: the store fails closed.
         """
         spec = builder.view(spec_obj)
+        found: typing.Set[str] = set()
+        if spec.group_uuid is not None:
+            context = self._context(spec_obj)
+            try:
+                document = self._document(context, spec)[0]
+            except policy.PolicyError:
+                document = None
+            if builder.hard_scoped(document):
+                found.add(spec.group_uuid)
         if spec.plan and spec.plan_member:
-            # a server of a stack: the stack's decision is the lock (its
-            # other servers are what its policies read)
-            return spec.plan
-        if spec.group_uuid is None:
-            return None
-        context = self._context(spec_obj)
-        try:
-            document = self._document(context, spec)[0]
-        except policy.PolicyError:
-            return None
-        return spec.group_uuid if builder.hard_scoped(document) else None
+            found.add(spec.plan)
+            plan = self.sources.stack_plan(spec.plan)
+            if plan is not None and plan.project_id == spec.project_id:
+                try:
+                    stack = stack_model.parse(plan.document)
+                except stack_model.StackError:
+                    stack = None
+                if stack is not None:
+                    found.update(stack.existing('server_group'))
+        return tuple(sorted(found))
 
     @staticmethod
     def _context(spec_obj):

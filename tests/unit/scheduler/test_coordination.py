@@ -92,8 +92,8 @@ def test_lock_is_held_through_nova_and_bounded(monkeypatch, tmp_path):
             return 'ok'
 
         class States:
-            def serialised_group(self, spec):
-                return uuids.group
+            def serialised(self, spec):
+                return (uuids.group,)
 
         monkeypatch.setattr(
             'nova_scoped_policies.scheduler.state.states', States)
@@ -304,8 +304,8 @@ def test_circuit_breaker_spares_the_store_and_logs_once(caplog):
 class _GroupOfSpec:
     """``state.states()`` stand-in: the spec names its serialised group."""
 
-    def serialised_group(self, spec):
-        return spec.group_uuid
+    def serialised(self, spec):
+        return (spec.group_uuid,) if spec.group_uuid else ()
 
 
 def _wrapped(monkeypatch, decide):
@@ -382,3 +382,46 @@ def test_hard_scoped_groups_get_no_alternates(monkeypatch):
         assert select(uuids.group) == [['h1', 'h2', 'h3'], ['h4', 'h5']]
     finally:
         coordination.reset()
+
+
+def test_several_locks_are_taken_in_order_and_given_back(monkeypatch):
+    """A stack server's request holds every lock it names (the stack's,
+    its group's, the groups it relates to); one it cannot have fails the
+    request closed and gives back those it took."""
+    monkeypatch.setattr(coordination, '_coordinator', None)
+    conf = coordination.CONF
+    conf.set_override('coordination_lock_timeout', 0.1,
+                      group='scoped_policies')
+    names = tuple(sorted((uuids.plan, uuids.group, uuids.related)))
+
+    class States:
+        def serialised(self, spec):
+            return names
+    monkeypatch.setattr('nova_scoped_policies.scheduler.state.states',
+                        States)
+    seen = []
+
+    def nova(self, context, *args, **kwargs):
+        coord = coordination.coordinator()
+        # while deciding, every lock is taken
+        seen.append([not coord.lock(n).acquire(blocking=False)
+                     for n in names])
+        return 'ok'
+    wrapped = coordination._serialised(nova)
+    try:
+        assert wrapped(None, **_spec_args()) == 'ok'
+        assert seen == [[True, True, True]]
+        # one held elsewhere: refused, the others given back
+        other = coordination.coordinator().lock(names[-1])
+        assert other.acquire()
+        with pytest.raises(dispatcher.ExpectedException) as caught:
+            wrapped(None, **_spec_args())
+        assert 'fail closed' in str(caught.value.exc_info[1])
+        for name in names[:-1]:
+            lock = coordination.coordinator().lock(name)
+            assert lock.acquire(blocking=False)
+            lock.release()
+        other.release()
+    finally:
+        conf.clear_override('coordination_lock_timeout',
+                            group='scoped_policies')
