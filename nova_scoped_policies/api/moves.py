@@ -6,6 +6,12 @@ filter, ours included, so a move the cloud no longer allows fails rather
 than breaking a policy. A move is done when the server is back to no task
 on its planned host; it failed when it is back to no task elsewhere, or
 when it takes longer than ``timeout``.
+
+A plan names hosts as Placement names their providers: the hypervisor
+hostname. Nova's live migration and a server's host name the compute
+service, which differs where a driver reports a fully qualified name: the
+moves translate one into the other with ``GET /os-hypervisors/detail``,
+read once.
 """
 
 import dataclasses
@@ -48,6 +54,7 @@ class NovaMoves:
         self._clock = clock
         self._sleep = sleep
         self._poll = poll
+        self._services: typing.Optional[typing.Dict[str, str]] = None
 
     def _call(self, method: str, path: str, body=None):
         try:
@@ -58,13 +65,41 @@ class NovaMoves:
         except ks_exc.ClientException as exc:
             raise MoveError(f'Nova did not answer: {exc}')
 
+    def service_host(self, node: str) -> str:
+        """The compute service host of hypervisor ``node`` (itself when
+        Nova lists no such hypervisor).
+
+        :raises MoveError: Nova did not list its hypervisors.
+        """
+        if self._services is None:
+            services: typing.Dict[str, str] = {}
+            path = '/os-hypervisors/detail'
+            while path:
+                resp = self._call('GET', path)
+                if resp.status_code != 200:
+                    raise MoveError(f'Nova does not list its hypervisors: '
+                                    f'{resp.status_code}')
+                body = resp.json()
+                for found in body.get('hypervisors', ()):
+                    service = found.get('service') or {}
+                    if service.get('host'):
+                        services[found['hypervisor_hostname']] = \
+                            service['host']
+                path = next((link['href'] for link in
+                             body.get('hypervisors_links', ())
+                             if link.get('rel') == 'next'), None)
+            self._services = services
+        return self._services.get(node, node)
+
     def start(self, server: str, host: str) -> None:
-        """Ask Nova to live-migrate ``server`` to ``host``.
+        """Ask Nova to live-migrate ``server`` to ``host`` (a hypervisor
+        hostname, as Placement names it).
 
         :raises MoveError: Nova refused (the server is busy, gone...).
         """
         resp = self._call('POST', f'/servers/{server}/action', {
-            'os-migrateLive': {'host': host, 'block_migration': 'auto'}})
+            'os-migrateLive': {'host': self.service_host(host),
+                               'block_migration': 'auto'}})
         if resp.status_code != 202:
             raise MoveError(f'Nova refused the live migration: '
                             f'{resp.status_code} {resp.text[:200]}')
@@ -81,12 +116,14 @@ class NovaMoves:
                 found.get('OS-EXT-STS:task_state'), found.get('status', ''))
 
     def wait(self, server: str, host: str, timeout: float) -> Outcome:
-        """Until the server has no task: on ``host`` it is done."""
+        """Until the server has no task: on ``host`` (a hypervisor
+        hostname) it is done."""
         deadline = self._clock() + timeout
+        wanted = self.service_host(host)
         while True:
             where, task, status = self.state(server)
             if task is None and status != 'MIGRATING':
-                if where == host:
+                if where == wanted:
                     return Outcome(True, where)
                 return Outcome(False, where, (
                     f'the server stayed on {where}: the scheduler or the '

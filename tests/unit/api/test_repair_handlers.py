@@ -1,9 +1,13 @@
 """What a repair's handlers do beside the planner: the waves of an apply
 (moves that run together touch different hosts and different targets,
-every target a server is in) and a tenant's reason (nothing real named).
+every target a server is in), a tenant's reason (nothing real named), and
+the hosts a live migration names.
 """
 
+import types
+
 from nova_scoped_policies.api.handlers import repairs
+from nova_scoped_policies.api import moves
 from nova_scoped_policies.api import repairs as reads
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.policy import parse_document
@@ -60,3 +64,46 @@ def test_a_tenants_reason_names_no_real_host_or_domain():
         assert real not in text, text
     assert text.count(shown.host('compute-1')) == 1
     assert text.count(shown.host('compute-10')) == 1
+
+
+class _Nova:
+    """A compute API that names hypervisors by FQDN, two pages of them."""
+
+    def __init__(self):
+        self.sent = []
+        self.host = 'node-1'
+
+    def request(self, path, method, json=None, raise_exc=False,
+                headers=None):
+        pages = {
+            '/os-hypervisors/detail': ({'hypervisors': [
+                {'hypervisor_hostname': 'node-1.example.org',
+                 'service': {'host': 'node-1'}}],
+                'hypervisors_links': [{'rel': 'next', 'href':
+                                       'http://nova/os-hypervisors/detail'
+                                       '?marker=1'}]}),
+            'http://nova/os-hypervisors/detail?marker=1': ({'hypervisors': [
+                {'hypervisor_hostname': 'node-2.example.org',
+                 'service': {'host': 'node-2'}}]}),
+        }
+        if path in pages:
+            return types.SimpleNamespace(status_code=200,
+                                         json=lambda: pages[path])
+        if method == 'POST':
+            self.sent.append(json)
+            self.host = json['os-migrateLive']['host']
+            return types.SimpleNamespace(status_code=202, text='')
+        return types.SimpleNamespace(status_code=200, json=lambda: {'server': {
+            'OS-EXT-SRV-ATTR:host': self.host, 'OS-EXT-STS:task_state': None,
+            'status': 'ACTIVE'}})
+
+
+def test_moves_name_the_compute_service_not_the_hypervisor():
+    nova = _Nova()
+    mover = moves.NovaMoves(nova, sleep=lambda s: None)
+    mover.start('s1', 'node-2.example.org')
+    assert nova.sent == [{'os-migrateLive': {
+        'host': 'node-2', 'block_migration': 'auto'}}]
+    assert mover.wait('s1', 'node-2.example.org', 5).ok
+    # a name Nova does not list is used as it is
+    assert mover.service_host('h9') == 'h9'
