@@ -11,6 +11,7 @@ import typing
 import webob.exc
 
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.stacks import service as stack_service
 
 # Each uuid adds 37 bytes to the URL; stay well below 8 KiB request lines.
 _CHUNK = 100
@@ -144,3 +145,38 @@ def check_owner(placement: pc.PlacementClient, instance: str,
     if found.get('allocations') and owner != project_id:
         raise webob.exc.HTTPNotFound(
             explanation=f'instance {instance} not found')
+
+
+CANDIDATES_VERSION = '1.29'   # summaries with traits and root providers
+
+
+def fitting(placement: pc.PlacementClient,
+            resources: typing.Mapping[str, int],
+            required: typing.Sequence[str] = ()
+            ) -> typing.Dict[str, typing.Tuple[typing.Dict[str, int],
+                                               typing.FrozenSet[str]]]:
+    """Every compute node that fits ``resources`` (and has the
+    ``required`` traits; ``!T`` forbids T), from one ``GET
+    /allocation_candidates``: root provider uuid -> (its free capacity,
+    Placement's ``(total - reserved) x allocation ratio - used``; its
+    traits).
+
+    :raises nova_scoped_policies.placement.client.PlacementError:
+    """
+    params = [('resources', ','.join(
+        f'{rc}:{n}' for rc, n in sorted(resources.items()) if n))]
+    if required:
+        params.append(('required', ','.join(required)))
+    query = '&'.join(f'{k}={v}' for k, v in params)
+    data = placement.request('GET', f'/allocation_candidates?{query}',
+                             version=CANDIDATES_VERSION).json()
+    found = {}
+    for rp, summary in data['provider_summaries'].items():
+        if summary.get('root_provider_uuid', rp) != rp:
+            continue
+        # the summaries' capacity is (total - reserved) x ratio
+        found[rp] = ({rc: stack_service.free_capacity(r['capacity'],
+                                                      r['used'])
+                      for rc, r in summary['resources'].items()},
+                     frozenset(summary.get('traits', ())))
+    return found

@@ -39,7 +39,6 @@ from nova_scoped_policies.stacks.world import World
 from nova_scoped_policies import topology as topo
 
 LOG = logging.getLogger(__name__)
-CANDIDATES_VERSION = '1.29'   # summaries with traits and root providers
 ALL = 'all'
 GROUP = 'server_group'
 STACK = 'stack'
@@ -198,24 +197,12 @@ def _hosts(placement: pc.PlacementClient,
     by_name = {p['name']: p for p in providers.values()}
     flavors = {tuple(sorted(s.resources.items())) for s in servers}
     for flavor in sorted(flavors):
-        query = ','.join(f'{rc}:{n}' for rc, n in flavor if n)
-        if not query:
+        if not any(n for _, n in flavor):
             continue
-        data = placement.request(
-            'GET', f'/allocation_candidates?resources={query}',
-            version=CANDIDATES_VERSION).json()
-        for rp, summary in data['provider_summaries'].items():
-            if summary.get('root_provider_uuid', rp) != rp:
-                continue
+        for rp, (free, traits) in hosts_mod.fitting(
+                placement, dict(flavor)).items():
             name = providers.get(rp, {}).get('name', rp)
-            if name in found:
-                continue
-            # the summaries' capacity is (total - reserved) x ratio
-            free = {rc: stack_service.free_capacity(r['capacity'],
-                                                    r['used'])
-                    for rc, r in summary['resources'].items()}
-            found[name] = planner.Host(name, free, frozenset(
-                summary.get('traits', ())), rp)
+            found.setdefault(name, planner.Host(name, free, traits, rp))
     for server in servers:
         if server.host in found or server.host not in by_name:
             continue

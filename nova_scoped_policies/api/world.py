@@ -21,11 +21,8 @@ from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import records
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.stacks import model
-from nova_scoped_policies.stacks import service as stack_service
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies import topology as topo
-
-CANDIDATES_VERSION = '1.29'   # summaries with traits and root providers
 
 
 def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
@@ -41,24 +38,10 @@ def _hosts(placement: pc.PlacementClient, stack: model.Stack
     for flavor in {s.flavor for s in stack.servers}:
         required = sorted(flavor.required) + [
             f'!{t}' for t in sorted(flavor.forbidden)]
-        params = [('resources', ','.join(
-            f'{rc}:{n}' for rc, n in sorted(flavor.resources.items()) if n))]
-        if required:
-            params.append(('required', ','.join(required)))
-        query = '&'.join(f'{k}={v}' for k, v in params)
-        data = placement.request(
-            'GET', f'/allocation_candidates?{query}',
-            version=CANDIDATES_VERSION).json()
-        for rp, summary in data['provider_summaries'].items():
-            if summary.get('root_provider_uuid', rp) != rp or rp in found:
-                continue
-            # the summaries' capacity is (total - reserved) x ratio
-            free = {rc: stack_service.free_capacity(r['capacity'],
-                                                    r['used'])
-                    for rc, r in summary['resources'].items()}
-            found[rp] = solver.HostState(names.get(rp, rp), rp, free,
-                                         frozenset(summary.get('traits',
-                                                               ())))
+        for rp, (free, traits) in hosts_mod.fitting(
+                placement, flavor.resources, required).items():
+            found.setdefault(rp, solver.HostState(names.get(rp, rp), rp,
+                                                  free, traits))
     return list(found.values()), {rp: name for rp, name in names.items()}
 
 
