@@ -200,6 +200,30 @@ def _nova_policy(data: object, rules_field: str, field: str,
     return parse_policy(data, field), rules_data
 
 
+def _name(data: dict, prefix: str) -> typing.Optional[str]:
+    """A document's ``name``, checked."""
+    name = data.get('name')
+    if name is not None and (not isinstance(name, str)
+                             or not 0 < len(name) <= _NAME_MAX):
+        raise PolicyError(_join(prefix, 'name'), name,
+                          f'must be a string of 1-{_NAME_MAX} characters')
+    return name
+
+
+def _keys_known(data: object, known: typing.Sequence[str],
+                prefix: str) -> dict:
+    """``data`` if it is an object of ``known`` keys only."""
+    if not isinstance(data, dict):
+        raise PolicyError(prefix or 'document', data,
+                          'a policy document is an object')
+    for key in data:
+        if key not in known:
+            raise PolicyError(_join(prefix, str(key)), data[key],
+                              'unknown key; expected one of '
+                              + ', '.join(known))
+    return data
+
+
 def parse_document(data: object, prefix: str = '') -> PolicyDocument:
     """Validate a policy document and return its normalised form.
 
@@ -208,19 +232,8 @@ def parse_document(data: object, prefix: str = '') -> PolicyDocument:
         scheduler hint name.
     :raises PolicyError: naming the first bad field.
     """
-    if not isinstance(data, dict):
-        raise PolicyError(prefix or 'document', data,
-                          'a policy document is an object')
-    for key in data:
-        if key not in _DOCUMENT_KEYS:
-            raise PolicyError(_join(prefix, str(key)), data[key],
-                              'unknown key; expected one of '
-                              + ', '.join(_DOCUMENT_KEYS))
-    name = data.get('name')
-    if name is not None and (not isinstance(name, str)
-                             or not 0 < len(name) <= _NAME_MAX):
-        raise PolicyError(_join(prefix, 'name'), name,
-                          f'must be a string of 1-{_NAME_MAX} characters')
+    data = _keys_known(data, _DOCUMENT_KEYS, prefix)
+    name = _name(data, prefix)
     rules_data = data.get('rules')
     fielded: typing.List[typing.Tuple[str, Policy]] = []
     if 'policy' in data:
@@ -261,14 +274,7 @@ def parse_objects(data: object, prefix: str = '') -> PolicyDocument:
     :param prefix: prepended to every field name in errors.
     :raises PolicyError: naming the first bad field.
     """
-    if not isinstance(data, dict):
-        raise PolicyError(prefix or 'document', data,
-                          'a policy document is an object')
-    for key in data:
-        if key not in _OBJECT_KEYS:
-            raise PolicyError(_join(prefix, str(key)), data[key],
-                              'unknown key; expected one of '
-                              + ', '.join(_OBJECT_KEYS))
+    data = _keys_known(data, _OBJECT_KEYS, prefix)
     if 'policy' not in data and 'llmn' not in data:
         raise PolicyError(_join(prefix, 'policy'), None,
                           'is required: a group needs a policy')
@@ -301,11 +307,7 @@ def parse_objects(data: object, prefix: str = '') -> PolicyDocument:
                                   'given twice')
             merged[key] = value
             origin[str(key)] = f'{field}.rules'
-    name = data.get('name')
-    if name is not None and (not isinstance(name, str)
-                             or not 0 < len(name) <= _NAME_MAX):
-        raise PolicyError(_join(prefix, 'name'), name,
-                          f'must be a string of 1-{_NAME_MAX} characters')
+    name = _name(data, prefix)
     if 'llmn' in data and SIZE not in merged:
         raise PolicyError(_join(prefix, 'policy'), data.get('policy'),
                           'llmn needs the group size M: give it as rules.size '

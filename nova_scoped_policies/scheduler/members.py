@@ -107,8 +107,20 @@ class NovaMemberLocator:
 
     def instance_alive(self, context: nova_context.RequestContext,
                        instance_uuid: str) -> bool:
-        """The instance exists and may still run (see :func:`_alive`)."""
-        return _alive(context, instance_uuid)
+        """The instance exists and may still run: scheduled or building
+        (no cell yet), or in its cell, neither deleted nor in ERROR.
+
+        :param context: an admin (elevated) request context.
+        """
+        found = _in_cell(context, instance_uuid)
+        if found is _NO_CELL:
+            try:
+                objects.BuildRequest.get_by_instance_uuid(context,
+                                                          instance_uuid)
+            except exception.BuildRequestNotFound:
+                return False
+            return True
+        return found is not None and found.vm_state != 'error'
 
     def instance_host(self, context: nova_context.RequestContext,
                       instance_uuid: str) -> typing.Optional[str]:
@@ -119,49 +131,30 @@ class NovaMemberLocator:
 
         :param context: an admin (elevated) request context.
         """
-        try:
-            mapping = objects.InstanceMapping.get_by_instance_uuid(
-                context, instance_uuid)
-        except exception.InstanceMappingNotFound:
-            return None
-        if mapping.cell_mapping is None:
-            return None
-        with nova_context.target_cell(context,
-                                      mapping.cell_mapping) as cctxt:
-            try:
-                instance = objects.Instance.get_by_uuid(
-                    cctxt, instance_uuid, expected_attrs=[])
-            except exception.InstanceNotFound:
-                return None
-        return instance.host
+        found = _in_cell(context, instance_uuid)
+        return None if found in (None, _NO_CELL) else found.host
 
 
-def _alive(context: nova_context.RequestContext,
-           instance_uuid: str) -> bool:
-    """The instance exists and may still run: scheduled or building (no
-    cell yet), or in its cell, neither deleted nor in ERROR.
+_NO_CELL = object()
+"""An instance mapped to no cell yet: being scheduled."""
 
-    :param context: an admin (elevated) request context.
-    """
+
+def _in_cell(context: nova_context.RequestContext, instance_uuid: str):
+    """The instance in its cell (not deleted), :data:`_NO_CELL` while it
+    has none, or None when there is no such instance."""
     try:
         mapping = objects.InstanceMapping.get_by_instance_uuid(
             context, instance_uuid)
     except exception.InstanceMappingNotFound:
-        return False
+        return None
     if mapping.cell_mapping is None:
-        try:
-            objects.BuildRequest.get_by_instance_uuid(context,
-                                                      instance_uuid)
-        except exception.BuildRequestNotFound:
-            return False
-        return True
+        return _NO_CELL
     with nova_context.target_cell(context, mapping.cell_mapping) as cctxt:
         try:
-            instance = objects.Instance.get_by_uuid(
-                cctxt, instance_uuid, expected_attrs=[])
+            return objects.Instance.get_by_uuid(cctxt, instance_uuid,
+                                                expected_attrs=[])
         except exception.InstanceNotFound:
-            return False
-    return instance.vm_state != 'error'
+            return None
 
 
 class InFlightMemberLocator:
