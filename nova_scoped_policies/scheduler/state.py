@@ -268,19 +268,36 @@ class RequestStates:
                      and server.instance_uuid}
         if spec.instance_uuid:
             instances[me] = spec.instance_uuid
-        hosts = self.sources.locate(context, set(instances.values()))
+        # soft policies only weigh: decide without what could not be read
+        # (logged by the locator); hard ones fail closed
+        hard = any(builder.hard(g.document) for g in stack.root.walk()) or \
+            any(builder.hard(r.document) for r in stack.relationships)
+        others = {n: u for n, u in instances.items() if n != me}
+        try:
+            hosts = self.sources.locate(context, set(instances.values()))
+        except members_mod.MemberLookupError as exc:
+            if exc.partial is None or hard:
+                raise
+            hosts = exc.partial
         placed.update({name: hosts.get(uuid)
                        for name, uuid in instances.items()})
-        # a server moving right now (another request of this stack, under
-        # the same lock, chose its destination; its host changes only when
-        # the move ends) counts on its destination too
-        others = {n: u for n, u in instances.items() if n != me}
-        claims = self.sources.claims(context, set(others.values()))
+        try:
+            # a server moving right now (another request of this stack,
+            # under the same lock, chose its destination; its host changes
+            # only when the move ends) counts on its destination too
+            claims = self.sources.claims(context, set(others.values()))
+            servers, groups = self.sources.relationship_ends(
+                context, set(stack.existing('server')),
+                set(stack.existing('server_group')))
+        except members_mod.MemberLookupError:
+            if hard:
+                raise
+            # the existing ends are known, where they run is not
+            claims = {}
+            servers = dict.fromkeys(stack.existing('server'))
+            groups = {g: () for g in stack.existing('server_group')}
         moving = {name: claims.get(uuid, set()) - {placed.get(name)}
                   for name, uuid in others.items()}
-        servers, groups = self.sources.relationship_ends(
-            context, set(stack.existing('server')),
-            set(stack.existing('server_group')))
         world = World((), topology, servers, groups)
         return tuple(self.engine.prepare(request) for request in
                      live.requests(stack, world, placed, me, moving))

@@ -22,6 +22,7 @@ import fixtures
 from nova.virt import fake
 
 from nova_scoped_policies.scheduler import coordination
+from nova_scoped_policies.scheduler import members
 from nova_scoped_policies.scheduler import state
 from tests.functional import base
 from tests.functional import test_concurrency as concurrency
@@ -424,3 +425,38 @@ class StackNeighbourTest(stack_boots.StackCloud):
         server = self._migrate_server(server, host=target,
                                       api=self.admin_api)
         self.assertEqual(target, self.host_of(server))
+
+    def _unreadable_neighbour(self, policy):
+        """A stack related to an existing server by ``policy``, whose
+        server moves while where that server runs cannot be read."""
+        neighbour = self._boot(None, host='h31', flavor=self.flavor,
+                               name='db')[0]
+        decision = self.decide({'stack': {
+            'name': 'web',
+            'group': {'name': 'w', 'servers': {
+                'count': 1, 'flavor': {'resources': TINY}}},
+            'relationships': [{'from': 'w', 'to': {'server': neighbour['id']},
+                               'policies': [policy]}]}})
+        server = self.boot(decision['hints']['w-1'], name='w-1')
+
+        def unreadable(sources, context, servers, groups):
+            raise members.MemberLookupError('Placement did not answer')
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_scoped_policies.scheduler.sources.Sources.'
+            'relationship_ends', unreadable))
+        self.admin_api.post_server_action(server['id'], {'migrate': None})
+        return server
+
+    def test_a_soft_relationship_weighs_without_what_cannot_be_read(self):
+        server = self._unreadable_neighbour('soft-anti-affinity:rack')
+        source = self.host_of(server)
+        server = self._wait_for_state_change(server, 'VERIFY_RESIZE')
+        self.assertNotEqual(source, self.host_of(server))
+
+    def test_a_hard_relationship_fails_closed(self):
+        server = self._unreadable_neighbour('anti-affinity:rack')
+        source = self.host_of(server)
+        self._wait_for_action_fail_completion(server, 'migrate',
+                                              'conductor_migrate_server')
+        server = self._wait_for_state_change(server, 'ACTIVE')
+        self.assertEqual(source, self.host_of(server))
