@@ -5,7 +5,8 @@ order, each through the scheduler as a move to a named host.
 
 The planner reads the simulated cloud: every host that is up with the
 capacity Placement would still allocate, the targets' servers where they
-run (a server on a host that is down must move), and the targets' clauses
+run (a server of a broken target that sits on a host that is down is
+moved off it; others stay), and the targets' clauses
 over server names, so that its moves and reasons name servers as the
 scenario does. A move the filters refuse ends the repair there: it is
 ``impossible``, the moves before it stay made.
