@@ -24,12 +24,14 @@ from nova import context as nova_context
 from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
+from nova_scoped_policies.engine import audit as engine_audit
 from nova_scoped_policies.engine import reasons as engine_reasons
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.scheduler import members as members_mod
+from nova_scoped_policies.scheduler import notify
 from nova_scoped_policies.scheduler import request_builder as builder
 from nova_scoped_policies.scheduler import sources as sources_mod
 from nova_scoped_policies.stacks import live
@@ -299,6 +301,10 @@ class RequestStates:
         moving = {name: claims.get(uuid, set()) - {placed.get(name)}
                   for name, uuid in others.items()}
         world = World((), topology, servers, groups)
+        if placed.get(me):
+            # a move: the stack as it is now may break its policies
+            notify.violation(context, 'stack', plan.id, plan.project_id,
+                             live.audit(stack, world, placed).violations)
         return tuple(self.engine.prepare(request) for request in
                      live.requests(stack, world, placed, me, moving))
 
@@ -331,6 +337,11 @@ class RequestStates:
                 if exc.partial is None or builder.hard(document):
                     raise
                 placements = exc.partial
+        if spec.group_uuid and placements.get(spec.instance_uuid):
+            # a move: the group as it is now may break its policies
+            notify.violation(context, 'server_group', spec.group_uuid,
+                             spec.project_id, engine_audit.audit(
+                                 document, topology, placements).violations)
         return _Entry(document, placements, topology, len(spec.hosts),
                       stack=stack)
 

@@ -18,6 +18,7 @@ from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import session as ks_session
 
 from nova.scheduler.client import report
+from nova.tests import fixtures as nova_fixtures
 from nova_scoped_policies.api import nova as nova_api
 from tests.functional import base
 from tests.functional import test_stack_boots as stack_boots
@@ -110,6 +111,22 @@ class RepairTest(stack_boots.StackCloud):
         self.assertEqual([move['server']], selected)
         # nothing left to do
         self.assertEqual('nothing to do', self.plan()['status'])
+
+    def test_a_move_notifies_the_violation_it_finds(self):
+        # nova-scheduler finds the group broken when one of it moves, and
+        # says so on nova's versioned notification bus
+        notifier = self.useFixture(nova_fixtures.NotificationFixture(self))
+        self._migrate_server(self.servers['h21'], api=self.admin_api)
+        (sent,) = notifier.wait_for_versioned_notifications(
+            'scoped_policy.violation')
+        self.assertEqual('WARN', sent['priority'].upper())
+        self.assertTrue(sent['publisher_id'].startswith(
+            'nova-scoped-policies-scheduler:'))
+        data = sent['payload']['nova_scoped_policies_object.data']
+        self.assertEqual(('server_group', self.group['id']),
+                         (data['kind'], data['id']))
+        self.assertIn('anti-affinity:rack: ', data['violations'][0])
+        self.assertIn('rack-1', data['violations'][0])
 
     def test_a_plan_whose_world_changed_is_refused_before_any_move(self):
         plan = self.plan()

@@ -21,6 +21,7 @@ import fixtures
 
 from nova.virt import fake
 
+from nova.tests import fixtures as nova_fixtures
 from nova_scoped_policies.scheduler import coordination
 from nova_scoped_policies.scheduler import members
 from nova_scoped_policies.scheduler import state
@@ -176,6 +177,26 @@ class StackLifetimeTest(HaStack):
                                           {'confirmResize': None})
         self._wait_for_state_change(server, 'ACTIVE')
         self.assertKept()
+
+    def test_a_move_notifies_the_violation_it_finds(self):
+        # the stack broken behind the scheduler's back (its policies off
+        # for one move), then a move of another server finds it broken
+        target = self.other_rack_host('c1')
+        with fixtures.MonkeyPatch(
+                'nova_scoped_policies.scheduler.state.RequestStates._stack',
+                lambda states, context, spec, topology: ()):
+            self._migrate_server(self.servers['c1-1'], host=target,
+                                 api=self.admin_api)
+        notifier = self.useFixture(nova_fixtures.NotificationFixture(self))
+        self.admin_api.post_server_action(self.servers['c2-1']['id'],
+                                          {'migrate': None})
+        (sent,) = notifier.wait_for_versioned_notifications(
+            'scoped_policy.violation')
+        data = sent['payload']['nova_scoped_policies_object.data']
+        self.assertEqual(('stack', self.decision['id']),
+                         (data['kind'], data['id']))
+        self.assertTrue(any('anti-affinity:rack' in v
+                            for v in data['violations']), data)
 
     def test_unshelve_keeps_every_policy(self):
         self._shelve_server(self.servers['c1-1'])
