@@ -422,7 +422,9 @@ class StackNeighbourTest(stack_boots.StackCloud):
         (f'rack-{r}', [f'h{r}1', f'h{r}2']) for r in range(1, 4))
     FLAVOR = 'm1.tiny'
 
-    def test_a_move_keeps_away_from_an_existing_server(self):
+    def _beside_neighbour(self, policy):
+        """Server w-1 of a stack related by ``policy`` to server db,
+        which existed before it on h31, booted from its decision."""
         neighbour = self._boot(None, host='h31', flavor=self.flavor,
                                name='db')[0]
         decision = self.decide({'stack': {
@@ -430,8 +432,11 @@ class StackNeighbourTest(stack_boots.StackCloud):
             'group': {'name': 'w', 'servers': {
                 'count': 1, 'flavor': {'resources': TINY}}},
             'relationships': [{'from': 'w', 'to': {'server': neighbour['id']},
-                               'policies': ['anti-affinity:rack']}]}})
-        server = self.boot(decision['hints']['w-1'], name='w-1')
+                               'policies': [policy]}]}})
+        return self.boot(decision['hints']['w-1'], name='w-1')
+
+    def test_a_move_keeps_away_from_an_existing_server(self):
+        server = self._beside_neighbour('anti-affinity:rack')
         self.assertNotEqual('rack-3', self.rack_of[self.host_of(server)])
         source = self.host_of(server)
         self.admin_api.post_server_action(server['id'],
@@ -450,15 +455,7 @@ class StackNeighbourTest(stack_boots.StackCloud):
     def _unreadable_neighbour(self, policy):
         """A stack related to an existing server by ``policy``, whose
         server moves while where that server runs cannot be read."""
-        neighbour = self._boot(None, host='h31', flavor=self.flavor,
-                               name='db')[0]
-        decision = self.decide({'stack': {
-            'name': 'web',
-            'group': {'name': 'w', 'servers': {
-                'count': 1, 'flavor': {'resources': TINY}}},
-            'relationships': [{'from': 'w', 'to': {'server': neighbour['id']},
-                               'policies': [policy]}]}})
-        server = self.boot(decision['hints']['w-1'], name='w-1')
+        server = self._beside_neighbour(policy)
 
         def unreadable(sources, context, servers, groups):
             raise members.MemberLookupError('Placement did not answer')
