@@ -58,14 +58,15 @@ def _objects(req) -> bool:
 def _document(req, service, data: dict, project_id: str
               ) -> policy.PolicyDocument:
     """Parse the policy document of a body (from microversion 1.3 in the
-    ``policy`` object form); identifiers become real. A group needs a
+    ``policy`` object form, or the policy document of the contract:
+    ``policies``, ``rules``); identifiers become real. A group needs a
     policy.
 
     :raises webob.exc.HTTPBadRequest: naming the bad field.
     """
     who = visibility.viewer(req)
     try:
-        if _objects(req):
+        if _objects(req) and not {'policies', 'rules'} & set(data):
             document = policy.parse_objects(data, prefix=_PREFIX)
         else:
             document = policy.parse_document(data, prefix=_PREFIX)
