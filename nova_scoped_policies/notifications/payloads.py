@@ -133,7 +133,7 @@ def of_group(record) -> ScopedServerGroupPayload:
         id=record.uuid, project_id=record.project_id, name=record.name,
         policies=body['policies'], rules=body['rules'],
         members=list(record.members),
-        excluded_members=list(getattr(record, 'excluded', ()) or ()))
+        excluded_members=list(record.excluded))
 
 
 def of_member(record, instance_id: str) -> ScopedServerGroupMemberPayload:

@@ -199,6 +199,9 @@ class RequestStates:
                 found.add(spec.group_uuid)
         if spec.plan and spec.plan_member:
             found.add(spec.plan)
+            # read here for its document (which never changes) before any
+            # lock is held; the evaluation reads it again under the locks,
+            # for its servers' states
             plan = self.sources.stack_plan(spec.plan)
             if plan is not None and plan.project_id == spec.project_id:
                 try:

@@ -109,6 +109,20 @@ def make_conf(**api_overrides) -> cfg.ConfigOpts:
     return conf
 
 
+def fresh_app(directory: str, conf: cfg.ConfigOpts = None, nova=None):
+    """The policy API on a fresh fake Placement (:func:`build_placement`)
+    and a SQLite store in ``directory``: (app, store, Placement fixture).
+    """
+    placement = pf.FakePlacementFixture(fake.FakePlacement())
+    placement.setUp()
+    client = pf.client_for(placement)
+    build_placement(client)
+    store = store_api.PolicyStore(f'sqlite:///{directory}/store.db')
+    migration.upgrade(store.engine)
+    app = deploy.loadapp(conf or make_conf(), store, client, nova)
+    return app, store, placement
+
+
 BACKEND = 'sqlite'
 """The store's database for the next fixture (see tests/db_backends.py)."""
 

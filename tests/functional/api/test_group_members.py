@@ -16,16 +16,12 @@ import typing
 import pytest
 from wsgi_intercept import interceptor
 
-from nova_scoped_policies.api import deploy
 from nova_scoped_policies.db import api as store_api
-from nova_scoped_policies.db import migration
-from nova_scoped_policies.placement import fake
 from nova_scoped_policies.scheduler.stores import http
 from nova_scoped_policies.scheduler.stores import sql
 from tests.functional.api import fixtures as fx
 from tests.functional.api import test_stores as ts
 from tests.functional.api import test_visibility as tv
-from tests import placement_fixtures as pf
 
 G1, G2, G3 = (fx.GROUPS[g] for g in ('GROUP_1', 'GROUP_2', 'GROUP_3'))
 I1, I2, I3, I4 = (fx.INSTANCES[i][0] for i in ('I1', 'I2', 'I3', 'I4'))
@@ -95,13 +91,7 @@ def _world(tmp_path, with_nova: bool):
         nova = FakeNova({G1: (fx.PROJECTS['PROJECT_A'], [I1, I2]),
                          G2: (fx.PROJECTS['PROJECT_B'], [I3]),
                          G3: (fx.PROJECTS['PROJECT_A'], [])})
-    placement = pf.FakePlacementFixture(fake.FakePlacement())
-    placement.setUp()
-    client = pf.client_for(placement)
-    fx.build_placement(client)
-    store = store_api.PolicyStore(f'sqlite:///{tmp_path}/store.db')
-    migration.upgrade(store.engine)
-    app = deploy.loadapp(fx.make_conf(), store, client, nova)
+    app, store, placement = fx.fresh_app(tmp_path, nova=nova)
     world = World(tv.Client(app), store, nova)
     assert world('POST', '/os-policy-scopes', tv.ADMIN, {'policy_scope': {
         'name': 'rack', 'aggregates': [fx.AGGREGATES['RACK_A'],

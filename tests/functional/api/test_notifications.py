@@ -24,13 +24,8 @@ import oslo_messaging
 import pytest
 import webob
 
-from nova_scoped_policies.api import deploy
-from nova_scoped_policies.db import api as store_api
-from nova_scoped_policies.db import migration
 from nova_scoped_policies import notifications
-from nova_scoped_policies.placement import fake
 from tests.functional.api import fixtures as fx
-from tests import placement_fixtures as pf
 
 A = {'X-Project-Id': fx.PROJECTS['PROJECT_A'], 'X-Roles': 'member'}
 B = {'X-Project-Id': fx.PROJECTS['PROJECT_B'], 'X-Roles': 'member'}
@@ -126,13 +121,7 @@ def _app(transport_url: str, **notify):
     for key, value in notify.items():
         conf.set_override(key, value, group='scoped_policies_notifications')
     tmp = tempfile.TemporaryDirectory()
-    placement = pf.FakePlacementFixture(fake.FakePlacement())
-    placement.setUp()
-    client = pf.client_for(placement)
-    fx.build_placement(client)
-    store = store_api.PolicyStore(f'sqlite:///{tmp.name}/store.db')
-    migration.upgrade(store.engine)
-    app = deploy.loadapp(conf, store, client)
+    app, _, placement = fx.fresh_app(tmp.name, conf)
     app.keep = (tmp, placement)
     return app
 
