@@ -254,8 +254,7 @@ def fingerprint(problem: planner.Problem) -> str:
     for target in problem.targets:
         body.append([target.kind, target.id, [
             [c.field, [str(p) for p in c.document.policies],
-             sorted(c.document.rules.max_server_per.items()),
-             sorted(c.document.rules.min_domains.items()),
+             c.document.rules.to_dict(),
              [list(p) for p in c.parts], list(c.fixed)]
             for c in target.clauses]])
     body.append(sorted((s.id, s.host) for s in problem.servers.values()))

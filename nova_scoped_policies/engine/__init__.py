@@ -4,7 +4,7 @@ Plain data in (a :class:`Request`), decisions, weights and reasons out::
 
     evaluation = Engine().prepare(request)
     evaluation.reasons('h1')            # () when h1 passes every policy
-    evaluation.weight('h1', PolicyType.SOFT_ANTI_AFFINITY)
+    evaluation.weights('soft-anti-affinity', ['h1', 'h2'])
 
 ``prepare`` costs O(members) per scope; each host then costs O(policies).
 """
@@ -18,16 +18,36 @@ from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.context import Request
 from nova_scoped_policies.engine.plugins.base import Item
 from nova_scoped_policies.engine.plugins.base import PolicyPlugin
-from nova_scoped_policies.engine.plugins.base import Structure
 from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies.engine import reasons as reasons_mod
 from nova_scoped_policies.engine.reasons import Reason
-from nova_scoped_policies.policy.model import PolicyType
 
 __all__ = ['Engine', 'Evaluation', 'JointEvaluation', 'Request', 'Reason',
-           'Verdict', 'MIN_DOMAINS_RULE', 'join']
+           'Verdict', 'join', 'summary']
 
-MIN_DOMAINS_RULE = 'min-domains'
-"""Family name of the min_domains_S checks (see Evaluation.reasons)."""
+Weigher = typing.Tuple[str, HostWeight, int]
+"""A prepared soft item: (label, raw weight function, its weight_)."""
+
+
+def summary(found: typing.Mapping[str, typing.Sequence[Reason]]
+            ) -> typing.Optional[str]:
+    """:func:`engine.reasons.summary` in the plugins' sentences."""
+    return reasons_mod.summary(found, registry.codes())
+
+
+def _weigh(entries: typing.Iterable[Weigher],
+           hosts: typing.Sequence[str]) -> typing.List[float]:
+    """Each soft item's raw weights over ``hosts`` scaled to [0, 1] (as
+    nova scales a weigher's), times its ``weight_<policy>``, summed: one
+    item of weight w counts w times one nova weigher."""
+    total = [0.0] * len(hosts)
+    for _, fn, weight in entries:
+        raw = [fn(h) for h in hosts]
+        low, high = min(raw, default=0.0), max(raw, default=0.0)
+        if high > low:
+            scale = weight / (high - low)
+            total = [t + (v - low) * scale for t, v in zip(total, raw)]
+    return total
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,13 +65,9 @@ class Verdict:
         default_factory=dict)
 
 
-def _summed(fns: typing.List[HostWeight]) -> HostWeight:
-    """One weight function: the sum of ``fns`` (0.0 when empty)."""
-    if not fns:
-        return lambda host: 0.0
-    if len(fns) == 1:
-        return fns[0]
-    return lambda host: sum(fn(host) for fn in fns)
+def _passes(host: str) -> None:
+    """The check of an item that rejects no host."""
+    return None
 
 
 class Evaluation:
@@ -59,21 +75,27 @@ class Evaluation:
 
     :param context: the request's shared counts.
     :param checks: family -> [(label, check)] for hard policies and rules.
-    :param weighers: soft policy type -> [(label, weight function)].
+    :param weighers: nova weigher kind -> its soft items
+        (:data:`Weigher`).
     :param warnings: soft policies skipped, and why.
     :param items: every (plugin, item) of the document, in order.
+    :param check_items: family -> the (plugin, item) of each of its
+        checks, in the same order.
     """
 
     def __init__(self, context: PlacementContext,
                  checks: typing.Dict[str, typing.List[
                      typing.Tuple[str, HostCheck]]],
-                 weighers: typing.Dict[str, typing.List[
-                     typing.Tuple[str, HostWeight]]],
+                 weighers: typing.Dict[str, typing.List[Weigher]],
                  warnings: typing.List[str],
                  items: typing.Sequence[typing.Tuple[
-                     PolicyPlugin, Item]] = ()) -> None:
+                     PolicyPlugin, Item]] = (),
+                 check_items: typing.Optional[typing.Mapping[
+                     str, typing.Sequence[typing.Tuple[
+                         PolicyPlugin, Item]]]] = None) -> None:
         self.context = context
         self.items = tuple(items)
+        self._check_items = check_items or {}
         self._checks = checks
         self._weighers = weighers
         self.warnings = warnings
@@ -90,13 +112,19 @@ class Evaluation:
         """Whether any hard check of ``families`` (default: all) applies."""
         return bool(self.checks_for(families))
 
-    def has_weights(self, kind: typing.Union[PolicyType, str]) -> bool:
+    def has_weights(self, kind: str) -> bool:
         return bool(self._weighers.get(str(kind)))
 
-    def checks_for(self, families: typing.Iterable[str] = ()
+    def checks_for(self, families: typing.Iterable[str] = (),
+                   candidates: typing.Optional[
+                       typing.Collection[str]] = None
                    ) -> typing.Tuple[HostCheck, ...]:
-        """The prepared checks of some families (policy types and
-        :data:`MIN_DOMAINS_RULE`); all of them when ``families`` is empty.
+        """The prepared checks of some families (plugin names, see
+        ``registry.families``); all of them when ``families`` is empty.
+
+        :param candidates: the hosts the request still considers (they
+            passed its other filters), for the plugins that read them
+            (``reads_candidates``); None: every host.
         """
         key = frozenset(families)
         found = self._by_families.get(key)
@@ -105,7 +133,22 @@ class Evaluation:
                           if not key or family in key
                           for _, check in pairs)
             self._by_families[key] = found
-        return found
+        if candidates is None or not any(
+                p.reads_candidates for p, _ in self.items):
+            return found
+        ctx = self.context.narrowed(candidates)
+        return tuple(
+            plugin.check(item, ctx) or _passes
+            if plugin.reads_candidates and plugin.hard
+            and self.context.topology.scope(item.scope) is not None
+            else check
+            for (plugin, item), check in zip(self._hard_items(key), found))
+
+    def _hard_items(self, key: typing.FrozenSet[str]):
+        """The items of :meth:`checks_for`'s checks, in their order."""
+        return [pi for family, pairs in self._checks.items()
+                if not key or family in key
+                for pi in self._check_items[family]]
 
     def reasons(self, host: str, families: typing.Iterable[str] = ()
                 ) -> typing.Tuple[Reason, ...]:
@@ -121,20 +164,26 @@ class Evaluation:
                 found.append(reason)
         return tuple(found)
 
-    def weigher(self, kind: typing.Union[PolicyType, str]) -> HostWeight:
-        """One function: host -> sum of the raw weights of the soft
-        policies of type ``kind`` (0.0 when there are none).
-        """
-        return _summed([fn for _, fn in self._weighers.get(str(kind), ())])
+    def weighers(self, kind: str) -> typing.List[Weigher]:
+        """The soft items nova's weigher of ``kind`` carries."""
+        return list(self._weighers.get(str(kind), ()))
 
-    def weight(self, host: str, kind: typing.Union[PolicyType, str]) -> float:
-        """Sum of the raw weights of the soft policies of one type."""
-        return self.weigher(kind)(host)
+    def raw_weight(self, host: str, kind: str) -> float:
+        """The raw weights of the soft items of weigher ``kind`` for
+        ``host``, summed (neither scaled nor weighted: for tools)."""
+        return sum(fn(host) for _, fn, _ in self.weighers(kind))
+
+    def weights(self, kind: str, hosts: typing.Sequence[str]
+                ) -> typing.List[float]:
+        """The weights of the soft items of weigher ``kind`` for
+        ``hosts``, each item scaled to [0, its ``weight_<policy>``] over
+        them and summed (:func:`_weigh`)."""
+        return _weigh(self.weighers(kind), hosts)
 
     def verdict(self, host: str) -> Verdict:
         found = self.reasons(host)
-        weights = {label: fn(host) for pairs in self._weighers.values()
-                   for label, fn in pairs}
+        weights = {label: fn(host) for entries in self._weighers.values()
+                   for label, fn, _ in entries}
         return Verdict(not found, found, weights)
 
     def distinguished(self) -> typing.Dict[
@@ -157,11 +206,6 @@ class Evaluation:
                 else:
                     found[scope] = found[scope] | domains
         return found
-
-    def structures(self) -> typing.List[Structure]:
-        """Every item of the request as a solver's constraint record."""
-        rules = self.context.rules
-        return [plugin.structure(item, rules) for plugin, item in self.items]
 
     def verdicts(self, hosts: typing.Iterable[str]
                  ) -> typing.Dict[str, Verdict]:
@@ -197,12 +241,17 @@ class JointEvaluation:
     def has_checks(self, families: typing.Iterable[str] = ()) -> bool:
         return bool(self.checks_for(families))
 
-    def has_weights(self, kind: typing.Union[PolicyType, str]) -> bool:
+    def has_weights(self, kind: str) -> bool:
         return any(p.has_weights(kind) for p in self.parts)
 
-    def checks_for(self, families: typing.Iterable[str] = ()
+    def checks_for(self, families: typing.Iterable[str] = (),
+                   candidates: typing.Optional[
+                       typing.Collection[str]] = None
                    ) -> typing.Tuple[HostCheck, ...]:
         key = frozenset(families)
+        if candidates is not None:
+            return tuple(c for p in self.parts
+                         for c in p.checks_for(key, candidates))
         found = self._by_families.get(key)
         if found is None:
             found = tuple(c for p in self.parts for c in p.checks_for(key))
@@ -214,12 +263,14 @@ class JointEvaluation:
         return tuple(r for p in self.parts
                      for r in p.reasons(host, families))
 
-    def weigher(self, kind: typing.Union[PolicyType, str]) -> HostWeight:
-        return _summed([p.weigher(kind) for p in self.parts
-                        if p.has_weights(kind)])
+    def weighers(self, kind: str) -> typing.List[Weigher]:
+        return [w for p in self.parts for w in p.weighers(kind)]
 
-    def weight(self, host: str, kind: typing.Union[PolicyType, str]) -> float:
-        return self.weigher(kind)(host)
+    raw_weight = Evaluation.raw_weight
+
+    def weights(self, kind: str, hosts: typing.Sequence[str]
+                ) -> typing.List[float]:
+        return _weigh(self.weighers(kind), hosts)
 
     def verdict(self, host: str) -> Verdict:
         found = self.reasons(host)
@@ -228,9 +279,6 @@ class JointEvaluation:
             for label, value in part.verdict(host).weights.items():
                 weights[label] = weights.get(label, 0.0) + value
         return Verdict(not found, found, weights)
-
-    def structures(self) -> typing.List[Structure]:
-        return [s for p in self.parts for s in p.structures()]
 
     def verdicts(self, hosts: typing.Iterable[str]
                  ) -> typing.Dict[str, Verdict]:
@@ -271,10 +319,12 @@ class Engine:
         topology = request.topology
         checks: typing.Dict[str, typing.List[typing.Tuple[str, HostCheck]]] \
             = {}
-        weighers: typing.Dict[str, typing.List[
-            typing.Tuple[str, HostWeight]]] = {}
+        check_items: typing.Dict[str, typing.List[
+            typing.Tuple[PolicyPlugin, Item]]] = {}
+        weighers: typing.Dict[str, typing.List[Weigher]] = {}
         warnings: typing.List[str] = []
         items = registry.items(request.document, self.plugins)
+        rules = request.document.rules
         for plugin, item in items:
             known = topology.scope(item.scope) is not None
             if not plugin.hard:
@@ -282,13 +332,18 @@ class Engine:
                     warnings.append(f'{item.label}: scope {item.scope} is '
                                     'not defined; soft policy ignored')
                     continue
-                weighers.setdefault(item.family, []).append(
-                    (item.label, plugin.weight(item, ctx)))
+                weighers.setdefault(plugin.weigher or item.family, []).append(
+                    (item.label, plugin.weight(item, ctx),
+                     rules.weight(item.label)))
                 continue
             if not known:
                 check = ctx.unknown_scope(item.scope, item.label)
             else:
                 check = plugin.check(item, ctx)
-            if check is not None:
-                checks.setdefault(item.family, []).append((item.label, check))
-        return Evaluation(ctx, checks, weighers, warnings, items)
+            if check is None and not plugin.reads_candidates:
+                continue
+            checks.setdefault(item.family, []).append(
+                (item.label, check or _passes))
+            check_items.setdefault(item.family, []).append((plugin, item))
+        return Evaluation(ctx, checks, weighers, warnings, items,
+                          check_items)

@@ -1,6 +1,7 @@
 """Per-request data every plugin reads: built once, shared by all checks."""
 
 import collections
+import copy
 import dataclasses
 import typing
 
@@ -80,6 +81,44 @@ class PlacementContext:
             if host and member != me]
         self.placed_hosts.extend(request.in_flight)
         self._counts: typing.Dict[str, typing.Counter[str]] = {}
+        self.candidates: typing.Optional[typing.FrozenSet[str]] = None
+        self._fewest: typing.Dict[str, int] = {}
+
+    def narrowed(self, candidates: typing.Collection[str]
+                 ) -> 'PlacementContext':
+        """This context for a request that still considers only
+        ``candidates`` (the hosts that passed its other filters); the
+        member counts are shared."""
+        other = copy.copy(self)
+        other.candidates = frozenset(candidates)
+        other._fewest = {}
+        return other
+
+    def fewest(self, scope: str) -> int:
+        """The fewest members in any eligible domain of ``scope``: a
+        domain with at least one candidate host (Kubernetes' topology
+        spread with ``nodeAffinityPolicy: Honor``). Without candidates,
+        every domain of the scope is eligible (any host, for the host
+        scope: some host holds no member).
+        """
+        found = self._fewest.get(scope)
+        if found is None:
+            counts = self.counts(scope)
+            if self.candidates is not None:
+                eligible = set()
+                for host in self.candidates:
+                    eligible.update((host,) if scope == HOST_SCOPE else
+                                    self.topology.domains_of(scope, host))
+                found = min((counts.get(d, 0) for d in eligible),
+                            default=0)
+            elif scope == HOST_SCOPE:
+                found = 0
+            else:
+                domains = self.topology.domains(scope)
+                found = min((counts.get(d.id, 0) for d in domains
+                             if d.hosts), default=0)
+            self._fewest[scope] = found
+        return found
 
     @property
     def placed(self) -> int:

@@ -12,7 +12,6 @@ import typing
 
 from nova_scoped_policies.engine import Evaluation
 from nova_scoped_policies.engine import JointEvaluation
-from nova_scoped_policies.policy.model import HOST_SCOPE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,9 +48,8 @@ def constraints(evaluation: typing.Union[Evaluation, JointEvaluation]
     pairs = [(part.context, plugin, item) for part in evaluation.parts
              for plugin, item in part.items]
     for ctx, plugin, item in pairs:
-        # a host is no aggregate; an unknown scope has no domains
-        if (not plugin.hard or item.scope == HOST_SCOPE
-                or ctx.topology.scope(item.scope) is None):
+        # an unknown scope has no domains
+        if not plugin.hard or ctx.topology.scope(item.scope) is None:
             continue
         found = plugin.constraint(item, ctx)
         if found is None:

@@ -8,25 +8,21 @@ the domain, the count and the limit that applied.
 import dataclasses
 import typing
 
-DOMAIN_FULL = 'domain-full'
-"""anti-affinity:S: the host's domain already holds max_server_per_S."""
 NO_DOMAIN = 'no-domain'
 """The host is in no domain of the policy's scope."""
 MULTIPLE_DOMAINS = 'multiple-domains'
 """The host is in several domains of one scope (a deployer error)."""
-NOT_WITH_MEMBERS = 'not-with-members'
-"""affinity:S: the host's domain holds none of the placed members."""
-NOT_TARGET = 'not-target'
-"""affinity:S:ID: the host is not in the targeted domain."""
-EXCLUDED_DOMAIN = 'excluded-domain'
-"""anti-affinity:S:ID: the host is in the excluded domain."""
-MIN_DOMAINS = 'min-domains'
-"""min_domains_S: the remaining members must go to domains not used yet."""
 UNKNOWN_SCOPE = 'unknown-scope'
 """A hard policy names a scope the deployer has not defined."""
 
-ALL_CODES = (DOMAIN_FULL, NO_DOMAIN, MULTIPLE_DOMAINS, NOT_WITH_MEMBERS,
-             NOT_TARGET, EXCLUDED_DOMAIN, MIN_DOMAINS, UNKNOWN_SCOPE)
+GENERIC = {
+    NO_DOMAIN: '{all}{n} hosts left are in no {scope} domain',
+    MULTIPLE_DOMAINS: '{all}{n} hosts left are in several {scope} domains '
+                      '(a deployer error)',
+    UNKNOWN_SCOPE: 'scope {scope} is not defined',
+}
+"""The codes every scoped policy shares -> the sentence that sums them
+up. Each plugin adds its own (``PolicyPlugin.codes``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,23 +54,8 @@ class Reason:
                 if v is not None}
 
 
-_WHY = {
-    DOMAIN_FULL: '{all}{n} {scope} domains hold {count} of max {limit}',
-    NOT_WITH_MEMBERS: 'only the {scope} domain of the {limit} placed '
-                      'member(s) qualifies, and none of its hosts passed',
-    NOT_TARGET: 'only the targeted {scope} domain qualifies, and none of its '
-                'hosts passed',
-    EXCLUDED_DOMAIN: 'the hosts left are all in the excluded {scope} domain',
-    MIN_DOMAINS: 'the members left must go to {scope} domains not used yet, '
-                 'and none of those passed',
-    NO_DOMAIN: '{all}{n} hosts left are in no {scope} domain',
-    MULTIPLE_DOMAINS: '{all}{n} hosts left are in several {scope} domains '
-                      '(a deployer error)',
-    UNKNOWN_SCOPE: 'scope {scope} is not defined',
-}
-
-
-def summary(found: typing.Mapping[str, typing.Sequence[Reason]]
+def summary(found: typing.Mapping[str, typing.Sequence[Reason]],
+            why: typing.Mapping[str, str] = GENERIC
             ) -> typing.Optional[str]:
     """One line a tenant understands for why no host was left, naming no
     host or domain: e.g. ``scoped policies: anti-affinity:rack: all 4 rack
@@ -82,6 +63,8 @@ def summary(found: typing.Mapping[str, typing.Sequence[Reason]]
 
     :param found: host -> the reasons it was rejected, for every host
         considered.
+    :param why: code -> its sentence (the registry's
+        :func:`~nova_scoped_policies.engine.plugins.registry.codes`).
     :returns: None when some host passed every policy (the policies were
         not what left no host).
     """
@@ -98,12 +81,13 @@ def summary(found: typing.Mapping[str, typing.Sequence[Reason]]
         hosts = sum(1 for rs in found.values()
                     if any(r.policy == policy for r in rs))
         domains = {r.domain for r in reasons if r.domain}
-        why = _WHY.get(first.code, 'rules out {n} hosts')
+        sentence = why.get(first.code, 'rules out {n} hosts')
+        per_domain = '{n} {scope} domains' in sentence
         if first.scope == 'host':
-            why = why.replace('{scope} domains', 'hosts')
-        text = why.format(
+            sentence = sentence.replace('{scope} domains', 'hosts')
+        text = sentence.format(
             all='all ' if hosts == total else '',
-            n=len(domains) if first.code == DOMAIN_FULL else hosts,
+            n=len(domains) if per_domain else hosts,
             scope=first.scope, count=min(r.count or 0 for r in reasons),
             limit=first.limit)
         parts.append(f'{policy}: {text}')

@@ -32,7 +32,8 @@ class PolicyType(str, metaclass=_Vocabulary):
 
     __slots__ = ()
     _defined: typing.ClassVar[typing.Dict[str, 'PolicyType']] = {}
-    _traits: typing.ClassVar[typing.Dict[str, typing.Tuple[bool, bool]]] = {}
+    _traits: typing.ClassVar[typing.Dict[
+        str, typing.Tuple[bool, typing.Optional[bool]]]] = {}
 
     AFFINITY: typing.ClassVar['PolicyType']
     ANTI_AFFINITY: typing.ClassVar['PolicyType']
@@ -46,13 +47,15 @@ class PolicyType(str, metaclass=_Vocabulary):
         return found
 
     @classmethod
-    def define(cls, value: str, hard: bool, attracts: bool
-               ) -> 'PolicyType':
+    def define(cls, value: str, hard: bool,
+               attracts: typing.Optional[bool]) -> 'PolicyType':
         """The type named ``value``, made on first call.
 
         :param value: the word (``affinity``).
         :param hard: a constraint (True) or a preference (False).
-        :param attracts: the affinity family (True) or anti-affinity.
+        :param attracts: the affinity family (True), the anti-affinity
+            family (False: spreads members apart), or neither (None: a
+            type about hosts, not about where members are together).
         :raises ValueError: ``value`` is defined already, otherwise.
         """
         found = cls._defined.get(value)
@@ -75,8 +78,9 @@ class PolicyType(str, metaclass=_Vocabulary):
         return PolicyType._traits[self.value][0]
 
     @property
-    def attracts(self) -> bool:
-        """True for the affinity family, False for anti-affinity."""
+    def attracts(self) -> typing.Optional[bool]:
+        """True for the affinity family, False for anti-affinity, None
+        for neither."""
         return PolicyType._traits[self.value][1]
 
     def __str__(self) -> str:
@@ -112,11 +116,15 @@ class Policy:
     :param type: the policy type.
     :param scope: the scope name; ``host`` when the string omitted it.
     :param identifier: the targeted domain as written by the caller, or None.
+    :param argument: for a type whose word takes something else than a
+        scope (``license:PRODUCT``), that argument; the scope is then
+        ``host`` (the type reads hosts one by one).
     """
 
     type: PolicyType
     scope: str = HOST_SCOPE
     identifier: typing.Optional[str] = None
+    argument: typing.Optional[str] = None
 
     @property
     def hard(self) -> bool:
@@ -126,35 +134,82 @@ class Policy:
         return dataclasses.replace(self, identifier=identifier)
 
     def __str__(self) -> str:
+        if self.argument is not None:
+            return f'{self.type.value}:{self.argument}'
         text = f'{self.type.value}:{self.scope}'
         if self.identifier is not None:
             text += f':{self.identifier}'
         return text
 
 
+MAX_SERVER_PER = 'max_server_per_'
+MIN_DOMAINS = 'min_domains_'
+WEIGHT = 'weight_'
+SIZE = 'size'
+
+
 @dataclasses.dataclass(frozen=True)
 class Rules:
-    """The ``rules`` of a document, keyed by scope where they have one.
+    """The ``rules`` of a document.
 
-    :param max_server_per: scope -> most members in one domain of it.
-    :param min_domains: scope -> least number of domains members must use.
+    Which rules exist, and what they need, is the plugins' to say (each
+    declares its :class:`~nova_scoped_policies.engine.plugins.base.Rule`);
+    here they are plain values.
+
+    :param by_scope: rule prefix (``max_server_per_``) -> scope -> value.
+    :param weights: soft policy as written -> ``weight_<policy>``.
     :param size: the number of members the group is meant to have (M).
     """
 
-    max_server_per: typing.Mapping[str, int] = dataclasses.field(
-        default_factory=dict)
-    min_domains: typing.Mapping[str, int] = dataclasses.field(
+    by_scope: typing.Mapping[str, typing.Mapping[str, int]] = \
+        dataclasses.field(default_factory=dict)
+    weights: typing.Mapping[str, int] = dataclasses.field(
         default_factory=dict)
     size: typing.Optional[int] = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, 'by_scope', {
+            prefix: dict(values)
+            for prefix, values in sorted(self.by_scope.items()) if values})
+        object.__setattr__(self, 'weights', dict(self.weights))
+
+    def per_scope(self, prefix: str) -> typing.Mapping[str, int]:
+        """scope -> value of the rules ``<prefix><scope>``."""
+        return self.by_scope.get(prefix, {})
+
+    @property
+    def max_server_per(self) -> typing.Mapping[str, int]:
+        """scope -> most members in one domain of it."""
+        return self.per_scope(MAX_SERVER_PER)
+
+    @property
+    def min_domains(self) -> typing.Mapping[str, int]:
+        """scope -> least number of domains members must use."""
+        return self.per_scope(MIN_DOMAINS)
+
+    def weight(self, label: str) -> int:
+        """How much the soft policy ``label`` counts (default 1)."""
+        return self.weights.get(label, 1)
+
+    def without(self, prefix: str) -> 'Rules':
+        """These rules less every ``<prefix><scope>``."""
+        return Rules({p: v for p, v in self.by_scope.items()
+                      if p != prefix}, self.weights, self.size)
+
+    @property
+    def scopes(self) -> typing.FrozenSet[str]:
+        """Every scope a rule names."""
+        return frozenset(s for values in self.by_scope.values()
+                         for s in values)
+
     def to_dict(self) -> dict:
-        out = {f'max_server_per_{s}': n
-               for s, n in sorted(self.max_server_per.items())}
-        out.update({f'min_domains_{s}': n
-                    for s, n in sorted(self.min_domains.items())})
+        out = {f'{prefix}{s}': n for prefix, values in self.by_scope.items()
+               for s, n in sorted(values.items())}
+        out.update({f'{WEIGHT}{label}': n
+                    for label, n in sorted(self.weights.items())})
         if self.size is not None:
-            out['size'] = self.size
-        return out
+            out[SIZE] = self.size
+        return dict(sorted(out.items()))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,12 +246,13 @@ class PolicyDocument:
     @property
     def scopes(self) -> typing.FrozenSet[str]:
         """Every scope a policy or rule of the document refers to."""
-        return frozenset(
-            [p.scope for p in self.policies]
-            + list(self.rules.max_server_per) + list(self.rules.min_domains))
+        return frozenset([p.scope for p in self.policies]) \
+            | self.rules.scopes
 
     @property
     def empty(self) -> bool:
+        """No policy, and no rule that applies without one
+        (``min_domains_<scope>``)."""
         return not self.policies and not self.rules.min_domains
 
     def to_dict(self) -> dict:

@@ -12,39 +12,38 @@ Accepted shapes (``shared/contracts/policy-document.md``):
   legacy ``{"policies": ["anti-affinity"]}``.
 
 Every error is a :class:`PolicyError` naming the field and the value.
+Which words, rules and contradictions exist is the policy plugins' to say
+(``engine/plugins/registry.py``): this module only loops over them.
 """
 
 import math
-import re
 import typing
 
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.errors import shown
-from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import MAX_SERVER_PER
+from nova_scoped_policies.policy.model import MIN_DOMAINS
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
+from nova_scoped_policies.policy.model import SIZE
+from nova_scoped_policies.policy.model import WEIGHT
+from nova_scoped_policies.policy.names import bounded_int
+from nova_scoped_policies.policy.names import MAX_INT  # noqa: F401
+from nova_scoped_policies.policy.names import SCOPE_PATTERN  # noqa: F401
+from nova_scoped_policies.policy.names import validate_scope_name
 
-SCOPE_PATTERN = r'[A-Za-z0-9][A-Za-z0-9_.-]{0,63}'
-_SCOPE_RE = re.compile(SCOPE_PATTERN + r'\Z')
-_IDENTIFIER_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}\Z')
 _NAME_MAX = 255
-
-MAX_SERVER_PER = 'max_server_per_'
-MIN_DOMAINS = 'min_domains_'
-SIZE = 'size'
 
 _DOCUMENT_KEYS = ('name', 'policies', 'rules', 'llmn', 'policy')
 _LLMN_KEYS = ('level1', 'level2', 'n')
 
 
 def vocabulary() -> typing.Mapping[str, PolicyType]:
-    """word -> policy type: the types the registered plugins own
-    (``engine/plugins/registry.py``), in the registry's order. A policy
-    type exists for the parser once a plugin owns it."""
-    # imported here: the plugins import this package
-    from nova_scoped_policies.engine.plugins import registry
+    """word -> policy type: the types the registered plugins own, in the
+    registry's order."""
     return registry.vocabulary()
 
 
@@ -52,37 +51,8 @@ def _join(prefix: str, field: str) -> str:
     return f'{prefix}.{field}' if prefix else field
 
 
-def validate_scope_name(field: str, value: object) -> str:
-    """Return ``value`` if it is a valid scope name, else raise.
-
-    :param field: the field to name in the error.
-    :param value: the candidate scope name.
-    """
-    if not isinstance(value, str) or not _SCOPE_RE.match(value):
-        raise PolicyError(
-            field, value,
-            'a scope name is 1-64 letters, digits, "_", "." or "-", '
-            'starting with a letter or digit')
-    return value
-
-
-MAX_INT = 1000000
-"""Largest value of a rule: no group holds a million servers."""
-
-
 def _positive_int(field: str, value: object) -> int:
-    # Nova keeps group rules as strings ("3"); accept ASCII digits, refuse
-    # bools, other digits ("²") and huge numbers.
-    if isinstance(value, str) and value.isascii() and value.isdigit() \
-            and len(value) <= 7:
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise PolicyError(field, value, 'must be an integer >= 1')
-    if value < 1:
-        raise PolicyError(field, value, 'must be an integer >= 1')
-    if value > MAX_INT:
-        raise PolicyError(field, value, f'must be at most {MAX_INT}')
-    return value
+    return bounded_int(field, value)
 
 
 def parse_policy(text: object, field: str = 'policy') -> Policy:
@@ -96,49 +66,43 @@ def parse_policy(text: object, field: str = 'policy') -> Policy:
         raise PolicyError(field, text, 'a policy is a string '
                           'TYPE[:SCOPE[:IDENTIFIER]]')
     parts = text.split(':', 2)
-    known = vocabulary()
-    ptype = known.get(parts[0])
-    if ptype is None:
+    plugin = registry.by_word().get(parts[0])
+    if plugin is None:
         raise PolicyError(field, text, 'unknown policy type '
                           f'{shown(parts[0])}; expected one of '
-                          f'{", ".join(known)}')
-    scope = HOST_SCOPE
-    if len(parts) > 1:
-        scope = parts[1]
-        if not _SCOPE_RE.match(scope):
-            raise PolicyError(field, text, f'invalid scope {shown(scope)}: a '
-                              'scope name is 1-64 letters, digits, "_", "." '
-                              'or "-"')
-    identifier = None
-    if len(parts) > 2:
-        identifier = parts[2]
-        if not _IDENTIFIER_RE.match(identifier):
-            raise PolicyError(field, text, f'invalid identifier '
-                              f'{shown(identifier)}: expected a domain id')
-    return Policy(ptype, scope, identifier)
+                          f'{", ".join(vocabulary())}')
+    return plugin.parse(parts, text, field)
 
 
 def _parse_rules(data: object, field: str) -> typing.Dict[str, typing.Any]:
+    """``rules`` as :class:`Rules`' keyword arguments: every key one of
+    a plugin's rules (``registry.rules``) or ``size``."""
     if not isinstance(data, dict):
         raise PolicyError(field, data, 'rules must be an object')
-    max_per: typing.Dict[str, int] = {}
-    min_dom: typing.Dict[str, int] = {}
+    by_scope: typing.Dict[str, typing.Dict[str, int]] = {}
+    weights: typing.Dict[str, int] = {}
     size = None
+    known = registry.rules()
     for key, value in data.items():
         kfield = f'{field}.{key}'
         if key == SIZE:
             size = _positive_int(kfield, value)
-        elif isinstance(key, str) and key.startswith(MAX_SERVER_PER):
-            scope = validate_scope_name(kfield, key[len(MAX_SERVER_PER):])
-            max_per[scope] = _positive_int(kfield, value)
-        elif isinstance(key, str) and key.startswith(MIN_DOMAINS):
-            scope = validate_scope_name(kfield, key[len(MIN_DOMAINS):])
-            min_dom[scope] = _positive_int(kfield, value)
-        else:
+            continue
+        rule = next((r for r in known if isinstance(key, str)
+                     and key.startswith(r.prefix)), None)
+        if rule is None:
+            shapes = [r.prefix + ('<policy>' if r.by_policy else '<scope>')
+                      for r in known]
             raise PolicyError(kfield, value, 'unknown rule; expected '
-                              'max_server_per_<scope>, min_domains_<scope> '
-                              'or size')
-    return {'max_server_per': max_per, 'min_domains': min_dom, 'size': size}
+                              + ', '.join(shapes) + ' or size')
+        suffix = key[len(rule.prefix):]
+        number = bounded_int(kfield, value, rule.low, rule.high)
+        if rule.by_policy:
+            weights[str(parse_policy(suffix, kfield))] = number
+        else:
+            by_scope.setdefault(rule.prefix, {})[
+                validate_scope_name(kfield, suffix)] = number
+    return {'by_scope': by_scope, 'weights': weights, 'size': size}
 
 
 def _expand_llmn(data: object, rules: dict, policies: list,
@@ -162,21 +126,21 @@ def _expand_llmn(data: object, rules: dict, policies: list,
         raise PolicyError(f'{field}.level2', level2,
                           'must differ from level1')
     size = rules['size']
+    table = rules['by_scope']
     if size is None:
         raise PolicyError(_join(prefix, 'rules.size'), None,
                           'llmn needs the group size M in rules.size')
     if n > size:
         raise PolicyError(f'{field}.n', n, f'cannot spread {size} '
                           f'member(s) over at least {n} {level1} domains')
-    for scope, table, key in ((level1, 'max_server_per', MAX_SERVER_PER),
-                              (level1, 'min_domains', MIN_DOMAINS),
-                              (level2, 'max_server_per', MAX_SERVER_PER)):
-        if scope in rules[table]:
+    for scope, key in ((level1, MAX_SERVER_PER), (level1, MIN_DOMAINS),
+                       (level2, MAX_SERVER_PER)):
+        if scope in table.get(key, {}):
             raise PolicyError(_join(prefix, f'rules.{key}{scope}'),
-                              rules[table][scope],
+                              table[key][scope],
                               'is set by llmn; do not set it as well')
-    rules['max_server_per'][level1] = math.ceil(size / n)
-    rules['min_domains'][level1] = n
+    table.setdefault(MAX_SERVER_PER, {})[level1] = math.ceil(size / n)
+    table.setdefault(MIN_DOMAINS, {})[level1] = n
     for scope in (level2, level1):
         policies.append((f'{field}', Policy(PolicyType.ANTI_AFFINITY,
                                             scope)))
@@ -337,11 +301,14 @@ def as_objects(document: PolicyDocument) -> typing.Union[
         return None
     found = [{'name': str(p), 'rules': {}} for p in document.policies]
     scopes = [p.scope for p in document.policies]
+    labels = [str(p) for p in document.policies]
     for key, value in document.rules.to_dict().items():
-        scope = next((key[len(start):] for start in
-                      (MAX_SERVER_PER, MIN_DOMAINS) if key.startswith(start)),
-                     None)
-        index = scopes.index(scope) if scope in scopes else 0
+        rule = next((r for r in registry.rules()
+                     if key.startswith(r.prefix)), None)
+        about = key[len(rule.prefix):] if rule else None
+        index = (labels.index(about) if rule and rule.by_policy
+                 and about in labels else
+                 scopes.index(about) if about in scopes else 0)
         found[index]['rules'][key] = value
     return found[0] if len(found) == 1 else found
 
@@ -389,14 +356,8 @@ def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
 
 def _check_pair(a: Policy, afield: str, b: Policy, bfield: str,
                 worded: typing.Callable[[Policy], str] = str) -> None:
-    if a.scope != b.scope:
-        return
-    problem = None
-    if a.identifier == b.identifier and a.type.attracts != b.type.attracts:
-        problem = 'ask for affinity and anti-affinity in the same place'
-    elif (a.type is PolicyType.AFFINITY and b.type is PolicyType.AFFINITY
-          and a.identifier and b.identifier):
-        problem = 'target two different domains of one scope'
+    problem = (registry.plugin_of(a.type).conflict(a, b)
+               or registry.plugin_of(b.type).conflict(b, a))
     if problem:
         raise PolicyError(_common_prefix(afield, bfield),
                           [worded(b), worded(a)],
@@ -411,24 +372,16 @@ def _common_prefix(afield: str, bfield: str) -> str:
 
 def _check_rules(policies: typing.Sequence[Policy], rules: Rules,
                  prefix: str) -> None:
-    untargeted = {(p.type, p.scope) for p in policies if not p.identifier}
-    for scope, limit in rules.max_server_per.items():
-        if (PolicyType.ANTI_AFFINITY, scope) not in untargeted:
-            raise PolicyError(
-                _join(prefix, f'rules.{MAX_SERVER_PER}{scope}'), limit,
-                f'needs the policy anti-affinity:{scope}')
-    for scope, n in rules.min_domains.items():
-        field = _join(prefix, f'rules.{MIN_DOMAINS}{scope}')
-        if rules.size is None:
-            raise PolicyError(field, n, 'needs rules.size, the number of '
-                              'members the group is meant to have')
-        if n > rules.size:
-            raise PolicyError(field, n, f'cannot spread {rules.size} '
-                              f'member(s) over {n} domains')
-        if n > 1 and any(p.type is PolicyType.AFFINITY and p.scope == scope
-                         for p in policies):
-            raise PolicyError(field, n, f'contradicts affinity:{scope}, '
-                              'which keeps every member in one domain')
+    """Each rule beside what it needs (``Rule.check``)."""
+    for rule in registry.rules():
+        values = (rules.weights if rule.by_policy
+                  else rules.per_scope(rule.prefix))
+        for about, value in values.items():
+            problem = rule.check(about, value, policies, rules)
+            if problem:
+                raise PolicyError(
+                    _join(prefix, f'rules.{rule.prefix}{about}'), value,
+                    problem)
 
 
 def from_nova_group(policy: typing.Optional[str],
@@ -469,12 +422,13 @@ def merge(first: PolicyDocument, second: PolicyDocument,
     :param second: the document added to it.
     :param prefix: names the second document's fields in errors.
     """
-    max_per = dict(first.rules.max_server_per)
-    min_dom = dict(first.rules.min_domains)
-    for table, key, extra in ((max_per, MAX_SERVER_PER,
-                               second.rules.max_server_per),
-                              (min_dom, MIN_DOMAINS,
-                               second.rules.min_domains)):
+    by_scope = {key: dict(values)
+                for key, values in first.rules.by_scope.items()}
+    weights = dict(first.rules.weights)
+    tables = [(by_scope.setdefault(key, {}), key, values)
+              for key, values in second.rules.by_scope.items()]
+    tables.append((weights, WEIGHT, second.rules.weights))
+    for table, key, extra in tables:
         for scope, value in extra.items():
             if table.get(scope, value) != value:
                 raise PolicyError(_join(prefix, f'rules.{key}{scope}'),
@@ -493,5 +447,5 @@ def merge(first: PolicyDocument, second: PolicyDocument,
                 if p not in first.policies]
     written = dict(second.written)
     written.update(first.written)
-    return build_document(fielded, Rules(max_per, min_dom, size),
+    return build_document(fielded, Rules(by_scope, weights, size),
                           first.name or second.name, prefix, written)

@@ -19,6 +19,7 @@ from oslo_serialization import jsonutils
 
 from nova_scoped_policies.db import records
 from nova_scoped_policies import engine
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies import policy
 
 HINT = 'scoped_policies'
@@ -132,23 +133,22 @@ def view(spec_obj) -> SpecView:
 
 
 def hard_scoped(document: typing.Optional[policy.PolicyDocument]) -> bool:
-    """Whether ``document`` has a hard rule on a scope wider than a host
-    (nova's own late check covers the host scope): its boots are
-    serialised."""
+    """Whether ``document`` has a hard item on a scope wider than a host,
+    or a host-scope one that reads the group's members and that
+    nova-compute does not check again at the claim (nova's own policies
+    are ``late_checked``): its boots are serialised."""
     if document is None:
         return False
-    rules = document.rules
-    return bool(any(p.hard and p.scope != policy.HOST_SCOPE
-                    for p in document.policies)
-                or any(s != policy.HOST_SCOPE for s in rules.max_server_per)
-                or rules.min_domains)
+    return any(plugin.hard and (
+        item.scope != policy.HOST_SCOPE
+        or (not plugin.late_checked
+            and (item.policy is None or plugin.needs_members(item.policy))))
+        for plugin, item in registry.items(document))
 
 
 def hard(document: policy.PolicyDocument) -> bool:
     """Whether any policy or rule of ``document`` is hard, at any scope."""
-    rules = document.rules
-    return bool(any(p.hard for p in document.policies)
-                or rules.max_server_per or rules.min_domains)
+    return registry.hard(document)
 
 
 def parse_hint(raw: object) -> policy.PolicyDocument:
@@ -203,7 +203,8 @@ def document(spec: SpecView, stored: typing.Optional[
         hinted = parse_hint(spec.hint)
         if not spec.in_group and (
                 hinted.rules.min_domains
-                or any(p.identifier is None for p in hinted.policies)):
+                or any(registry.plugin_of(p.type).needs_members(p)
+                       for p in hinted.policies)):
             raise policy.PolicyError(
                 HINT, spec.hint, 'policies without a domain identifier '
                 f'need a server group: pass the {GROUP_HINT!r} scheduler '

@@ -25,7 +25,6 @@ from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
 from nova_scoped_policies.engine import audit as engine_audit
-from nova_scoped_policies.engine import reasons as engine_reasons
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
@@ -165,7 +164,7 @@ class RequestStates:
         # nova never considered these (a move's source, mostly)
         if 'ignore_hosts' in spec_obj and spec_obj.ignore_hosts:
             hosts.difference_update(spec_obj.ignore_hosts)
-        return engine_reasons.summary(
+        return engine.summary(
             {host: evaluation.reasons(host) for host in sorted(hosts)})
 
     def aggregates_changed(self) -> None:

@@ -18,6 +18,7 @@ import os_resource_classes as orc
 import yaml
 
 from nova_scoped_policies.engine import forbidden_aggregates
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy import parser
 from nova_scoped_policies.policy import PolicyDocument
 from nova_scoped_policies.policy import PolicyError
@@ -867,20 +868,16 @@ def _scopes_defined(path: str, document: PolicyDocument,
                     topology: topo.Topology) -> None:
     """A policy or rule on a scope the scenario does not define is refused,
     as the policy service refuses it."""
-    for i, policy in enumerate(document.policies):
-        if topology.scope(policy.scope) is None:
-            raise ScenarioError(document.field_of(i), f'{str(policy)!r}: '
-                                f'unknown scope {policy.scope!r}; define it '
-                                'under scopes')
-    unknown = sorted(document.scopes - set(topology.scope_names))
-    if unknown:
-        rules = document.rules.to_dict()
-        key = next((k for k in sorted(rules) if k in (
-            f'max_server_per_{unknown[0]}', f'min_domains_{unknown[0]}')),
-            None)
-        raise ScenarioError(f'{path}.rules.{key}' if key else path,
-                            f'unknown scope {unknown[0]!r}; define it '
+    unknown = registry.undefined_scope(
+        document, lambda scope: topology.scope(scope) is not None)
+    if unknown is None:
+        return
+    if unknown.rule:
+        raise ScenarioError(f'{path}.rules.{unknown.field}',
+                            f'unknown scope {unknown.scope!r}; define it '
                             'under scopes')
+    raise ScenarioError(unknown.field, f'{unknown.value!r}: unknown scope '
+                        f'{unknown.scope!r}; define it under scopes')
 
 
 def load(path: str) -> Scenario:

@@ -13,6 +13,7 @@ from nova_scoped_policies.engine import Engine
 from nova_scoped_policies.engine import Request
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies.policy.model import MAX_SERVER_PER
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks.world import World
@@ -111,27 +112,28 @@ def existing_members(clause: Clause) -> typing.Dict[str, str]:
     return {f'existing #{i}': h for i, h in enumerate(clause.fixed)}
 
 
-def structures(clause: Clause) -> typing.List[base.Structure]:
-    """The clause's items as solver records, through their plugins."""
-    rules = clause.document.rules
-    return [plugin.structure(item, rules)
-            for plugin, item in registry.items(clause.document)]
+def items(clause: Clause
+          ) -> typing.List[typing.Tuple[base.PolicyPlugin, base.Item]]:
+    """The clause's items with their plugins."""
+    return registry.items(clause.document)
 
 
 def split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:
-    """(items that count the whole clause, items between parts only)."""
+    """(items that count the whole clause, items between parts only):
+    on a group of groups or a relationship, each policy's plugin says
+    which (``counts_union``)."""
     doc = clause.document
     if not clause.across:
         return doc, PolicyDocument()
     rules = doc.rules
-    union = tuple(p for p in doc.policies if p.scope in rules.max_server_per)
-    pairs = tuple(p for p in doc.policies
-                  if p.scope not in rules.max_server_per)
+    whole = {p for p in doc.policies
+             if registry.plugin_of(p.type).counts_union(p, rules)}
+    union = tuple(p for p in doc.policies if p in whole)
+    pairs = tuple(p for p in doc.policies if p not in whole)
     return (PolicyDocument(union, rules, fields=doc.fields,
                            written=doc.written),
-            PolicyDocument(pairs, dataclasses.replace(
-                rules, max_server_per={}), fields=doc.fields,
-                written=doc.written))
+            PolicyDocument(pairs, rules.without(MAX_SERVER_PER),
+                           fields=doc.fields, written=doc.written))
 
 
 def member_requests(clauses: typing.Sequence[Clause], topology: Topology,

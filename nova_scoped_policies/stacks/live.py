@@ -16,7 +16,6 @@ import typing
 
 from nova_scoped_policies.engine import audit as audit_mod
 from nova_scoped_policies.engine import Request
-from nova_scoped_policies.engine.plugins.base import Kind
 from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
@@ -165,8 +164,7 @@ def violations(clause: clauses_mod.Clause, topology: Topology,
             continue
         alone = PolicyDocument((item.policy,), pairs.rules,
                                fields=pairs.fields, written=pairs.written)
-        if plugin.structure(item, pairs.rules).kind is \
-                Kind.AT_MOST_PER_DOMAIN:
+        if plugin.cap(item, pairs.rules) is not None:
             members, names = _apart(clause, item, topology, placed)
             found.extend(audit_mod.audit(alone, topology, members,
                                          names.get).violations)

@@ -6,6 +6,7 @@ import uuid
 
 import jsonschema
 
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.policy import parser
@@ -451,17 +452,12 @@ def check_topology(stack: Stack, topology: Topology) -> None:
 
 def _known_scopes(document: PolicyDocument, topology: Topology,
                   field: str) -> None:
-    for i, policy in enumerate(document.policies):
-        if topology.scope(policy.scope) is None:
-            raise StackError(document.field_of(i),
-                             f'scope {policy.scope} is not defined')
-    rules = document.rules
-    for prefix, scopes in (('max_server_per_', rules.max_server_per),
-                           ('min_domains_', rules.min_domains)):
-        for scope in scopes:
-            if topology.scope(scope) is None:
-                raise StackError(f'{field}.rules.{prefix}{scope}',
-                                 f'scope {scope} is not defined')
+    unknown = registry.undefined_scope(
+        document, lambda scope: topology.scope(scope) is not None)
+    if unknown is not None:
+        raise StackError(f'{field}.rules.{unknown.field}' if unknown.rule
+                         else unknown.field,
+                         f'scope {unknown.scope} is not defined')
 
 
 def parse(data: object) -> Stack:

@@ -12,7 +12,7 @@ from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.stacks.clauses import Clause
 from nova_scoped_policies.stacks.clauses import check_server
 from nova_scoped_policies.stacks.clauses import compile_stack
-from nova_scoped_policies.stacks.clauses import structures
+from nova_scoped_policies.stacks.clauses import items as clause_items
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks.world import HostState
 from nova_scoped_policies.stacks.world import World
@@ -91,12 +91,14 @@ def _bound(group: model.Group, clauses_by_field, eligible: typing.Set[str],
     clause = clauses_by_field.get(group.field)
     if clause is None:
         return n
-    for st in structures(clause):
-        if not st.hard or st.kind is not base.Kind.AT_MOST_PER_DOMAIN \
-                or st.scope == HOST_SCOPE or key.get(st.scope) is None:
+    rules = clause.document.rules
+    for plugin, item in clause_items(clause):
+        cap = plugin.cap(item, rules) if plugin.hard else None
+        if cap is None or item.scope == HOST_SCOPE \
+                or key.get(item.scope) is None:
             continue
-        if clause.counts_union(st.scope):
-            n = min(n, st.limit)
+        if clause.counts_union(item.scope):
+            n = min(n, cap)
         else:
             n = min(n, max(values, default=0))
     return n
@@ -118,12 +120,16 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
                     if s != HOST_SCOPE)
     flavors = sorted({s.flavor for s in stack.servers}, key=repr)
     fixed_hosts = {h for c in clauses for h in c.fixed}
+    read = [key for c in clauses for plugin, item in clause_items(c)
+            for key in (plugin.host_key(item, topology),) if key is not None]
     by_key: typing.Dict[tuple, typing.List[HostState]] = {}
     for host in world.hosts:
         accepts = tuple(_accepts(f, host) for f in flavors)
         if not any(accepts):
             continue
         domains = tuple(_domain_of(topology, s, host.name) for s in scopes)
+        if read:
+            domains += tuple(key(host.name) for key in read)
         alone = host.name if (host.name in fixed_hosts or not merge
                               or host.name in special) else None
         by_key.setdefault((domains, accepts, alone), []).append(host)
@@ -131,7 +137,7 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
     by_field = {c.field: c for c in clauses}
     klass = 0
     for (domains, accepts, _), hosts in by_key.items():
-        key = dict(zip(scopes, domains))
+        key = dict(zip(scopes, domains[:len(scopes)]))
         accepted = frozenset(f for f, ok in zip(flavors, accepts) if ok)
         eligible = {s.name for s in stack.servers
                     if accepts[flavors.index(s.flavor)]}
@@ -176,8 +182,7 @@ class _Model:
         self.x: typing.Dict[typing.Tuple[int, int], typing.Any] = {}
         self.cost: typing.List[typing.Any] = []
         self._present: typing.Dict[tuple, typing.Any] = {}
-        self.hard_items: typing.List[typing.Tuple[Clause,
-                                                  base.Structure]] = []
+        self.hard_items: typing.List[typing.Tuple[Clause, base.Item]] = []
         hard_scopes = self._hard_scopes(clauses)
         for si, server in enumerate(self.servers):
             for ti, slot in enumerate(slots):
@@ -195,13 +200,17 @@ class _Model:
         self._symmetry()
         count = 0
         for clause in clauses:
-            for st in structures(clause):
-                if not st.hard:
-                    self._soft(clause, st)
+            rules = clause.document.rules
+            for plugin, item in clause_items(clause):
+                if not plugin.hard:
+                    plugin.encode(item, clause, rules, self)
                     continue
-                self.hard_items.append((clause, st))
+                self.hard_items.append((clause, item))
                 if enabled is None or count < enabled:
-                    self._hard(clause, st)
+                    try:
+                        plugin.encode(item, clause, rules, self)
+                    except base.Infeasible:
+                        self.m.AddBoolOr([])
                 count += 1
         if self.cost:
             self.m.Minimize(sum(self.cost))
@@ -210,7 +219,8 @@ class _Model:
         scopes: typing.Dict[int, typing.Set[str]] = {
             i: set() for i in range(len(self.servers))}
         for clause in clauses:
-            hard = {st.scope for st in structures(clause) if st.hard}
+            hard = {item.scope for plugin, item in clause_items(clause)
+                    if plugin.hard}
             for name in clause.servers:
                 scopes[self.index[name]] |= hard
         return scopes
@@ -290,83 +300,18 @@ class _Model:
             self._present[key] = found
         return found
 
-    def _forbid(self, names, keep) -> None:
+    def forbid(self, names, keep) -> None:
         for name in names:
             si = self.index[name]
             for ti in self.by_server.get(si, ()):
                 if not keep(ti):
                     self.m.Add(self.x[si, ti] == 0)
 
-    def _hard(self, clause: Clause, st: base.Structure) -> None:
-        kind, scope, m = st.kind, st.scope, self.m
-        union = clause.servers
-        fixed = self.fixed_domains(clause, scope)
-        if kind is base.Kind.AT_MOST_PER_DOMAIN:
-            if clause.counts_union(scope):
-                for domain, xs in self.by_domain(union, scope).items():
-                    m.Add(sum(xs) <= st.limit - fixed.get(domain, 0))
-                return
-            parts = [self.present(p, scope) for p in clause.parts]
-            for domain in set().union(*parts):
-                m.Add(sum(p[domain] for p in parts if domain in p)
-                      + (1 if domain in fixed else 0) <= 1)
-        elif kind is base.Kind.SAME_DOMAIN:
-            nonempty = sum(1 for p in clause.parts if p) + bool(fixed)
-            if clause.across and nonempty < 2:
-                return
-            if fixed:
-                if len(fixed) > 1:
-                    m.AddBoolOr([])  # the existing servers are apart
-                    return
-                (only,) = fixed
-                self._forbid(union, lambda ti: self.domain(ti, scope) == only)
-                return
-            choose = {}
-            for domain, xs in self.by_domain(union, scope).items():
-                choose[domain] = m.NewBoolVar('')
-                for x in xs:
-                    m.AddImplication(x, choose[domain])
-            m.Add(sum(choose.values()) <= 1)
-        elif kind is base.Kind.IN_DOMAIN:
-            self._forbid(union,
-                         lambda ti: self.domain(ti, scope) == st.identifier)
-        elif kind is base.Kind.NOT_IN_DOMAIN:
-            self._forbid(union,
-                         lambda ti: self.domain(ti, scope) != st.identifier)
-        elif kind is base.Kind.AT_LEAST_DOMAINS:
-            m.Add(sum(self.present(union, scope).values()) >= st.limit)
-        else:
-            raise DecisionError(f'{st.label}: no joint model for {kind}')
+    def host_of(self, slot: int) -> str:
+        return self.slots[slot].host
 
-    def _soft(self, clause: Clause, st: base.Structure) -> None:
-        scope, m = st.scope, self.m
-        if st.kind is base.Kind.PREFER_TOGETHER:
-            if st.identifier is not None:
-                for domain, xs in self.by_domain(clause.servers,
-                                                 scope).items():
-                    if domain != st.identifier:
-                        self.cost.extend(xs)
-                return
-            self.cost.extend(self.present(clause.servers, scope).values())
-        elif st.kind is base.Kind.PREFER_APART:
-            fixed = self.fixed_domains(clause, scope)
-            if clause.counts_union(scope):
-                groups = {d: list(xs) for d, xs in
-                          self.by_domain(clause.servers, scope).items()}
-            else:
-                groups = {}
-                for part in clause.parts:
-                    for d, var in self.present(part, scope).items():
-                        groups.setdefault(d, []).append(var)
-            for domain, xs in groups.items():
-                extra = fixed.get(domain, 0)
-                if len(xs) + extra < 2:
-                    continue
-                excess = m.NewIntVar(0, len(xs) + extra, '')
-                m.Add(excess >= sum(xs) + extra - 1)
-                self.cost.append(excess)
-        else:
-            raise DecisionError(f'{st.label}: no joint model for {st.kind}')
+    def add_cost(self, terms, weight: int = 1) -> None:
+        self.cost.extend(weight * t if weight != 1 else t for t in terms)
 
     def assignments(self, solver) -> typing.Dict[str, str]:
         return {self.servers[si].name: self.slots[ti].host
@@ -388,6 +333,16 @@ def _cp_model():
     except ImportError:  # pragma: no cover - depends on the install
         raise SolverUnavailable(MISSING) from None
     return cp_model
+
+
+def with_traits(world: World) -> World:
+    """``world`` whose topology knows its hosts' traits (the licences
+    they carry: ``Topology.with_traits``)."""
+    topology = world.topology.with_traits(
+        {h.name: h.traits for h in world.hosts})
+    if topology is world.topology:
+        return world
+    return dataclasses.replace(world, topology=topology)
 
 
 def _resource_classes(stack: model.Stack) -> typing.List[str]:
@@ -486,6 +441,7 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     started = time.monotonic()
     model.check_topology(stack, world.topology)
     cp_model = _cp_model()
+    world = with_traits(world)
     clauses = compile_stack(stack, world)
     rcs = _resource_classes(stack)
     slots = _classes(stack, world, clauses, rcs, merge)
@@ -549,6 +505,7 @@ def reassign(servers: typing.Sequence[model.Server], world: World,
     """
     started = time.monotonic()
     cp_model = _cp_model()
+    world = with_traits(world)
     stack = model.Stack('repair', 1, model.Group(
         'servers', 'servers', PolicyDocument(), servers=tuple(servers)))
     rcs = _resource_classes(stack)
@@ -597,16 +554,17 @@ def reassign(servers: typing.Sequence[model.Server], world: World,
 
 def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
            assignments: typing.Mapping[str, str]) -> None:
-    """Check a decision server by server, in document order, with the
-    engine's host checks (each server against those decided before it),
-    and every host's capacity.
+    """Check a decision server by server with the engine's host checks,
+    each server against those checked before it, and every host's
+    capacity. Servers go in document order, a server whose check fails
+    waiting for the others (a policy that reads the order, such as
+    spread's skew, passes in some order when the decision is right).
 
     :raises DecisionError: naming the server, host and reasons.
     """
     engine = Engine()
     hosts = {h.name: h for h in world.hosts}
     used: typing.Dict[str, typing.Counter] = {}
-    placed: typing.Dict[str, str] = {}
     for server in stack.servers:
         host = assignments.get(server.name)
         state = hosts.get(host)
@@ -618,9 +576,19 @@ def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
         load.update(server.flavor.resources)
         if any(load[rc] > state.free.get(rc, 0) for rc in load):
             raise DecisionError(f'{server.name}: {host} is over capacity')
-        found = check_server(clauses, world.topology, placed, server.name,
-                             host, engine)
-        if found:
-            raise DecisionError(f'{server.name} on {host}: ' +
-                                '; '.join(found))
-        placed[server.name] = host
+    placed: typing.Dict[str, str] = {}
+    waiting = [s.name for s in stack.servers]
+    while waiting:
+        failed: typing.Dict[str, typing.List[str]] = {}
+        for name in waiting:
+            found = check_server(clauses, world.topology, placed, name,
+                                 assignments[name], engine)
+            if found:
+                failed[name] = found
+            else:
+                placed[name] = assignments[name]
+        if len(failed) == len(waiting):
+            name = waiting[0]
+            raise DecisionError(f'{name} on {assignments[name]}: ' +
+                                '; '.join(failed[name]))
+        waiting = [n for n in waiting if n in failed]

@@ -8,6 +8,7 @@ domain per scope; when it is in none or in several, the topology says so
 turns that into a rejection reason. Nothing here raises on bad data.
 """
 
+import copy
 import dataclasses
 import typing
 import uuid
@@ -72,6 +73,27 @@ class AggregateInfo:
         default_factory=dict)
 
 
+LICENSE_KEY = 'license:'
+"""Aggregate metadata ``license:<PRODUCT>=allowed``: its hosts may run
+PRODUCT (the ``license:PRODUCT`` policy)."""
+LICENSE_TRAIT = 'CUSTOM_LICENSE_'
+"""A host with the trait ``CUSTOM_LICENSE_<PRODUCT>`` may run PRODUCT."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Licence:
+    """Where one product may run.
+
+    :param aggregates: uuids of the aggregates that declare it.
+    :param by_aggregate: the hosts of those aggregates.
+    :param by_trait: the hosts with its trait (where traits are known).
+    """
+
+    aggregates: typing.FrozenSet[str] = frozenset()
+    by_aggregate: typing.FrozenSet[str] = frozenset()
+    by_trait: typing.FrozenSet[str] = frozenset()
+
+
 class HostIndex:
     """host -> domain lookups for one scope, built once.
 
@@ -94,17 +116,23 @@ class HostIndex:
         return self.multiple.get(host, NO_DOMAINS)
 
 
+_NO_LICENCE = Licence()
+
+
 class Topology:
     """Scopes, their domains, and host lookups.
 
     :param scopes: the deployer-defined scopes (``host`` is implicit).
     :param domains: every domain of every scope.
     :param problems: data problems found while building, for operators.
+    :param licences: product (upper case) -> where it may run.
     """
 
     def __init__(self, scopes: typing.Iterable[Scope] = (),
                  domains: typing.Iterable[Domain] = (),
-                 problems: typing.Iterable[str] = ()) -> None:
+                 problems: typing.Iterable[str] = (),
+                 licences: typing.Mapping[str, Licence] = {}) -> None:
+        self._licences = dict(licences)
         self._scopes = {s.name: s for s in scopes}
         self._scopes[HOST_SCOPE] = Scope(HOST_SCOPE)
         self._domains: typing.Dict[str, Domain] = {}
@@ -130,6 +158,48 @@ class Topology:
                 self.problems.append(
                     f'host {host} is in {len(ids)} domains of scope {name} '
                     f'({names}); a host may be in at most one')
+
+    def licence(self, product: str) -> Licence:
+        """Where ``product`` may run (nowhere when nothing declares it)."""
+        return self._licences.get(product.upper(), _NO_LICENCE)
+
+    def licensed(self, product: str) -> typing.FrozenSet[str]:
+        """The hosts that may run ``product``."""
+        found = self.licence(product)
+        return found.by_aggregate | found.by_trait
+
+    def licence_aggregates(self, product: str) -> typing.FrozenSet[str]:
+        return self.licence(product).aggregates
+
+    def licensed_by_aggregate(self, product: str) -> typing.FrozenSet[str]:
+        return self.licence(product).by_aggregate
+
+    def licensed_by_trait(self, product: str) -> typing.FrozenSet[str]:
+        return self.licence(product).by_trait
+
+    def with_traits(self, traits: typing.Mapping[
+            str, typing.Iterable[str]]) -> 'Topology':
+        """A copy of this topology told which hosts carry which traits:
+        a host with ``CUSTOM_LICENSE_<PRODUCT>`` may run PRODUCT (this
+        one itself when no host has such a trait).
+
+        :param traits: host -> its traits.
+        """
+        by_trait: typing.Dict[str, typing.Set[str]] = {}
+        for host, names in traits.items():
+            for trait in names:
+                if trait.startswith(LICENSE_TRAIT):
+                    by_trait.setdefault(trait[len(LICENSE_TRAIT):],
+                                        set()).add(host)
+        if not by_trait:
+            return self
+        other = copy.copy(self)
+        other._licences = dict(self._licences)
+        for product, hosts in by_trait.items():
+            found = other._licences.get(product, _NO_LICENCE)
+            other._licences[product] = dataclasses.replace(
+                found, by_trait=frozenset(hosts))
+        return other
 
     @staticmethod
     def _build_index(domains: typing.Sequence[Domain]) -> HostIndex:

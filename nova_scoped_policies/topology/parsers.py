@@ -10,9 +10,11 @@ import uuid
 from nova_scoped_policies.db.records import ScopeRecord
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
-from nova_scoped_policies.policy.parser import validate_scope_name
+from nova_scoped_policies.policy.names import validate_scope_name
 from nova_scoped_policies.topology.model import AggregateInfo
 from nova_scoped_policies.topology.model import Domain
+from nova_scoped_policies.topology.model import Licence
+from nova_scoped_policies.topology.model import LICENSE_KEY
 from nova_scoped_policies.topology.model import Scope
 from nova_scoped_policies.topology.model import Topology
 
@@ -28,14 +30,33 @@ _FALSE = ('false', '0', 'no', 'off')
 
 def build(scopes: typing.Iterable[Scope] = (),
           domains: typing.Iterable[Domain] = (),
-          problems: typing.Iterable[str] = ()) -> Topology:
+          problems: typing.Iterable[str] = (),
+          licences: typing.Mapping[str, Licence] = {}) -> Topology:
     """The one way a :class:`Topology` is assembled.
 
     :param scopes: the deployer-defined scopes (``host`` is implicit).
     :param domains: every domain of every scope.
     :param problems: data problems found while parsing, for operators.
+    :param licences: product -> where it may run.
     """
-    return Topology(scopes, domains, problems)
+    return Topology(scopes, domains, problems, licences)
+
+
+def licences(aggregates: typing.Iterable[AggregateInfo]
+             ) -> typing.Dict[str, Licence]:
+    """product -> the aggregates whose metadata says
+    ``license:<product>=allowed`` and their hosts."""
+    found: typing.Dict[str, typing.Tuple[set, set]] = {}
+    for agg in aggregates:
+        for key, value in (agg.metadata or {}).items():
+            if key.startswith(LICENSE_KEY) and \
+                    str(value).strip().lower() == 'allowed':
+                product = key[len(LICENSE_KEY):].upper()
+                uuids, hosts = found.setdefault(product, (set(), set()))
+                uuids.add(str(agg.uuid))
+                hosts.update(agg.hosts)
+    return {product: Licence(frozenset(uuids), frozenset(hosts))
+            for product, (uuids, hosts) in found.items()}
 
 
 def from_scope_records(records: typing.Iterable[ScopeRecord],
@@ -84,6 +105,7 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
         (:class:`~nova_scoped_policies.db.records.ScopeRecord`).
     """
     aggregates = list(aggregates)
+    licensed = licences(aggregates)
     problems: typing.List[str] = []
     domains: typing.List[Domain] = []
     settings: typing.Dict[str, typing.Dict[str, typing.Set[str]]] = {}
@@ -132,7 +154,7 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
                     continue
                 domains.append(Domain(agg_uuid, agg.name, record.name,
                                       frozenset(agg.hosts)))
-    return build(scopes, domains, problems)
+    return build(scopes, domains, problems, licensed)
 
 
 def scope_from_record(record: ScopeRecord) -> Scope:

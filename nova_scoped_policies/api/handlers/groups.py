@@ -28,6 +28,7 @@ from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import records
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies import policy
 
@@ -75,18 +76,13 @@ def _document(req, service, data: dict, project_id: str
                     f'{_PREFIX}.policies', data.get('policies'),
                     'a group needs at least one policy')
         topology = topologies.stored(service.store)
-        for i, pol in enumerate(document.policies):
-            if topology.scope(pol.scope) is None:
-                raise policy.PolicyError(document.field_of(i), str(pol),
-                                         f'unknown scope {pol.scope!r}')
-        unknown = sorted(document.scopes - set(topology.scope_names))
-        if unknown:
-            # only rules are left naming it
-            rules_ = document.rules.to_dict()
-            key = next(k for k in sorted(rules_) if k in (
-                f'max_server_per_{unknown[0]}', f'min_domains_{unknown[0]}'))
-            raise policy.PolicyError(f'{_PREFIX}.rules.{key}', rules_[key],
-                                     f'unknown scope {unknown[0]!r}')
+        unknown = registry.undefined_scope(
+            document, lambda scope: topology.scope(scope) is not None)
+        if unknown is not None:
+            raise policy.PolicyError(
+                f'{_PREFIX}.rules.{unknown.field}' if unknown.rule
+                else unknown.field, unknown.value,
+                f'unknown scope {unknown.scope!r}')
         return topology.to_real(document, project_id, real_ids=who.real)
     except policy.PolicyError as exc:
         raise util.bad_policy(exc)

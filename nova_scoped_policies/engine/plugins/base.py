@@ -1,27 +1,38 @@
 """The one contract a policy plugin implements.
 
-A plugin is the only home of a policy type's (or rule's) meaning. For each
-:class:`Item` of a document it owns (see :meth:`PolicyPlugin.items`) it gives
+A plugin (one directory under ``engine/plugins/``) is the only home of a
+policy type's (or rule's) meaning:
 
-* its host check (hard) or host weight (soft), from the request's shared
+* its word and how its argument reads (:meth:`PolicyTypePlugin.parse`),
+  the rules it owns (:attr:`PolicyPlugin.rules`, :class:`Rule`) and the
+  policies it contradicts (:meth:`PolicyPlugin.conflict`);
+* for each :class:`Item` of a document it owns (:meth:`PolicyPlugin.items`)
+  its host check (hard) or host weight (soft), from the request's shared
   :class:`~nova_scoped_policies.engine.context.PlacementContext`;
-* its Placement aggregate constraint (:class:`Constraint`);
+* its Placement constraint (:class:`Constraint`);
 * its audit verdict over placed members (:class:`AuditView`);
 * the scopes and domains it can tell apart (``distinguishes``);
-* its structural meaning as a plain record (:class:`Structure`) a solver
-  can compile without knowing the plugin.
+* its encoding in the joint solver (:meth:`PolicyPlugin.encode` over a
+  :class:`JointModel`);
+* its reason codes and the sentence that sums each up (:attr:`codes`);
+* the nova filter (:attr:`filter`) or weigher (:attr:`weigher`) that
+  carries it in nova-scheduler.
 
-The engine, ``placement_query`` and ``audit`` only fold over the plugins.
+The parser, the engine, ``placement_query``, ``audit``, the solver, the
+reasons' summary and the nova filters and weighers only loop over the
+registry (``registry.py``).
 """
 
 import abc
 import dataclasses
-import enum
 import typing
 
 from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import HostWeight
 from nova_scoped_policies.engine.context import PlacementContext
+from nova_scoped_policies.policy import names
+from nova_scoped_policies.policy.errors import PolicyError
+from nova_scoped_policies.policy.errors import shown
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
@@ -70,46 +81,81 @@ class Constraint:
     why: str = ''
 
 
-class Kind(str, enum.Enum):
-    """The structural meaning of an item, for solvers."""
-
-    AT_MOST_PER_DOMAIN = 'at-most-per-domain'
-    """At most ``limit`` members in any one domain of ``scope``."""
-    SAME_DOMAIN = 'same-domain'
-    """All members in one domain of ``scope``."""
-    IN_DOMAIN = 'in-domain'
-    """Every member in the domain ``identifier`` of ``scope``."""
-    NOT_IN_DOMAIN = 'not-in-domain'
-    """No member in the domain ``identifier`` of ``scope``."""
-    AT_LEAST_DOMAINS = 'at-least-domains'
-    """Members (once all placed) use at least ``limit`` domains."""
-    PREFER_TOGETHER = 'prefer-together'
-    """Soft: the more members share a domain, the better."""
-    PREFER_APART = 'prefer-apart'
-    """Soft: the fewer members share a domain, the better."""
-
-    def __str__(self) -> str:
-        return self.value
-
-
 @dataclasses.dataclass(frozen=True)
-class Structure:
-    """An item as a pure constraint record a solver can compile.
+class Rule:
+    """A rule a plugin owns: ``<prefix><scope>``, an integer.
 
-    :param kind: what it means.
-    :param scope: the scope it is about.
-    :param hard: False for preferences (weights).
-    :param limit: the number ``kind`` speaks of, if any.
-    :param identifier: the targeted domain as written, if any.
-    :param label: the item's label, for explanations.
+    :param prefix: the key's start (``max_skew_``).
+    :param types: the policy words of which one must be on the rule's
+        scope, untargeted, for the rule to apply; empty when it needs
+        none.
+    :param low: smallest value.
+    :param high: largest value.
+    :param by_policy: the key ends in a policy, not a scope
+        (``weight_<policy>``): its values are ``Rules.weights``.
     """
 
-    kind: Kind
-    scope: str
-    hard: bool = True
-    limit: typing.Optional[int] = None
-    identifier: typing.Optional[str] = None
-    label: str = ''
+    prefix: str
+    types: typing.Tuple[str, ...] = ()
+    low: int = 1
+    high: int = names.MAX_INT
+    by_policy: bool = False
+
+    def check(self, scope: str, value: int,
+              policies: typing.Sequence[Policy], rules: Rules
+              ) -> typing.Optional[str]:
+        """Why the rule cannot apply beside ``policies`` and ``rules``,
+        or None."""
+        if self.types and not any(
+                p.type.value in self.types and p.scope == scope
+                and p.identifier is None for p in policies):
+            return 'needs the policy ' + ' or '.join(
+                f'{t}:{scope}' for t in self.types)
+        return None
+
+
+class JointModel(typing.Protocol):
+    """What the joint solver (``stacks/solver.py``) gives a plugin's
+    :meth:`PolicyPlugin.encode`: OR-Tools CP-SAT variables of one stack
+    (``m`` is the ``CpModel``), grouped the ways policies read them.
+    A domain key is a domain id, a host name for the host scope, or a
+    placeholder for a host in no domain.
+    """
+
+    m: typing.Any
+    topology: Topology
+
+    def by_domain(self, names: typing.Iterable[str], scope: str
+                  ) -> typing.Dict[typing.Any, typing.List[typing.Any]]:
+        """domain -> the booleans "server of ``names`` goes there"."""
+
+    def present(self, names: typing.Tuple[str, ...], scope: str
+                ) -> typing.Dict[typing.Any, typing.Any]:
+        """domain -> a boolean: some server of ``names`` is in it."""
+
+    def fixed_domains(self, clause: typing.Any, scope: str
+                      ) -> typing.Counter:
+        """domain -> existing servers of the clause in it."""
+
+    def forbid(self, names: typing.Iterable[str],
+               keep: typing.Callable[[typing.Any], bool]) -> None:
+        """Servers of ``names`` only go where ``keep(domain_of_slot)``:
+        ``keep`` takes the slot index; see :meth:`domain`."""
+
+    def domain(self, slot: int, scope: str) -> typing.Any:
+        """The domain key of a slot in ``scope``."""
+
+    def host_of(self, slot: int) -> str:
+        """The host of a slot."""
+
+    def add_cost(self, terms: typing.Iterable[typing.Any],
+                 weight: int = 1) -> None:
+        """Add ``weight`` times each term to the objective (minimised)."""
+
+
+class Infeasible(Exception):
+    """Raised by :meth:`PolicyPlugin.encode` when the item cannot be met
+    whatever the decision (e.g. existing servers already break it)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,14 +247,28 @@ without members)."""
 class PolicyPlugin(abc.ABC):
     """The home of one policy type or rule.
 
-    :param name: the family name; checks are grouped by it (filters select
-        families) and weights by it (weighers select types).
+    :param name: the family name; checks are grouped by it.
     :param hard: True for a constraint (host check), False for a
         preference (host weight).
     """
 
     name: str = ''
     hard: bool = True
+    rules: typing.Tuple[Rule, ...] = ()
+    """The rules it owns."""
+    codes: typing.Mapping[str, str] = {}
+    """Its reason codes -> the sentence that sums up a host's rejection
+    for a tenant (``engine.reasons.summary``), with ``{all}``, ``{n}``,
+    ``{scope}``, ``{count}`` and ``{limit}``."""
+    filter: typing.Optional[str] = None
+    """The nova filter family that runs its checks (``affinity``,
+    ``anti-affinity``: ``scheduler/filters``); hard plugins only."""
+    weigher: typing.Optional[str] = None
+    """The nova weigher that adds its weights (``soft-affinity``,
+    ``soft-anti-affinity``: ``scheduler/weights``); soft plugins only."""
+    reads_candidates: bool = False
+    """Its check or weight depends on which hosts are candidates
+    (:meth:`PlacementContext.eligible`)."""
 
     @abc.abstractmethod
     def items(self, document: PolicyDocument) -> typing.List[Item]:
@@ -239,8 +299,9 @@ class PolicyPlugin(abc.ABC):
 
     def constraint(self, item: Item, ctx: PlacementContext
                    ) -> typing.Optional[Constraint]:
-        """The aggregate constraint of an item whose scope is a known,
-        aggregate-backed scope (not ``host``); None when it has none.
+        """The aggregate constraint of an item whose scope is known; None
+        when it has none (a host is no aggregate: host-scope items of
+        placement policies have none).
 
         It must only exclude hosts :meth:`check` rejects.
 
@@ -257,13 +318,65 @@ class PolicyPlugin(abc.ABC):
         """
         return []
 
-    @abc.abstractmethod
-    def structure(self, item: Item, rules: Rules) -> Structure:
-        """The item as a solver's constraint record.
+    def encode(self, item: Item, clause: typing.Any, rules: Rules,
+               model: JointModel) -> None:
+        """Add the item to a stack's joint model: a hard item as
+        constraints, a soft one as cost (``model.add_cost``, times its
+        weight).
 
         :param item: one of this plugin's items.
-        :param rules: the document's rules (limits).
+        :param clause: the stack's clause it belongs to
+            (``stacks.clauses.Clause``: its servers, parts and fixed
+            hosts).
+        :param rules: the clause's rules.
+        :param model: the solver's variables.
+        :raises Infeasible: it cannot be met whatever the decision.
         """
+        raise NotImplementedError(f'{item.label}: no joint model')
+
+    def host_key(self, item: Item, topology: Topology
+                 ) -> typing.Optional[typing.Callable[[str], typing.Any]]:
+        """What, besides its domains, the item reads of a host, as a
+        function of the host name (the solver only merges hosts alike
+        in it); None when nothing."""
+        return None
+
+    def cap(self, item: Item, rules: Rules) -> typing.Optional[int]:
+        """The most members any one domain of the item's scope may hold,
+        if the item says (the solver merges hosts up to it); None."""
+        return None
+
+    late_checked: bool = False
+    """nova-compute checks its host-scope policies again at the claim
+    (nova's own affinity and anti-affinity): boots need no lock for
+    them."""
+
+    def needs_members(self, policy: Policy) -> bool:
+        """Whether ``policy`` reads a group's members (a scheduler hint
+        naming it needs a server group): yes, unless it targets a domain.
+        """
+        return policy.identifier is None
+
+    def counts_union(self, policy: Policy, rules: Rules) -> bool:
+        """Whether, on a group of groups or a relationship, the policy
+        counts every server of it (True) or only sets member groups
+        apart or together (False, the default)."""
+        return False
+
+    def conflict(self, policy: Policy, other: Policy
+                 ) -> typing.Optional[str]:
+        """Why ``policy`` (of this plugin) and ``other`` cannot stand in
+        one document, worded to follow "they ...", or None. Asked both
+        ways round. The default: policies of opposite families
+        (:attr:`PolicyType.attracts`) on the same place.
+        """
+        if policy.scope != other.scope \
+                or policy.identifier != other.identifier:
+            return None
+        mine, theirs = policy.type.attracts, other.type.attracts
+        if None not in (mine, theirs) and mine != theirs:
+            return 'ask for affinity and anti-affinity in the same place'
+        return None
 
     def distinguishes(self, item: Item,
                       ctx: PlacementContext) -> Distinguished:
@@ -287,6 +400,36 @@ class PolicyTypePlugin(PolicyPlugin):
     """A plugin owning the policies of one :class:`PolicyType`."""
 
     policy_type: typing.Any = None
+
+    def parse(self, parts: typing.Sequence[str], text: str,
+              field: str) -> Policy:
+        """The policy ``text`` (split on its first two ``:``) means.
+        The default reads ``TYPE[:SCOPE[:IDENTIFIER]]``.
+
+        :raises PolicyError: naming ``field``.
+        """
+        scope = HOST_SCOPE
+        if len(parts) > 1:
+            scope = parts[1]
+            if not names.SCOPE_RE.match(scope):
+                raise PolicyError(field, text,
+                                  f'invalid scope {shown(scope)}: a scope '
+                                  'name is 1-64 letters, digits, "_", "." '
+                                  'or "-"')
+        identifier = None
+        if len(parts) > 2:
+            identifier = parts[2]
+            if not names.IDENTIFIER_RE.match(identifier):
+                raise PolicyError(field, text, f'invalid identifier '
+                                  f'{shown(identifier)}: expected a domain '
+                                  'id')
+        return Policy(self.policy_type, scope, identifier)
+
+    def weighted(self, item: Item, rules: Rules,
+                 terms: typing.Iterable[typing.Any],
+                 model: JointModel) -> None:
+        """A soft item's cost terms, times its ``weight_<policy>``."""
+        model.add_cost(terms, rules.weight(item.label))
 
     def items(self, document: PolicyDocument) -> typing.List[Item]:
         return [Item(self.name, document.label_of(i), document.field_of(i),

@@ -5,6 +5,7 @@ import typing
 from oslo_log import log as logging
 
 from nova.scheduler import filters
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.scheduler import state
 
 LOG = logging.getLogger(__name__)
@@ -12,14 +13,23 @@ _LOGGED_REASONS = 5
 
 
 class ScopedPolicyFilter(filters.BaseHostFilter):
-    """Rejects the hosts that fail the engine checks of ``families``.
+    """Rejects the hosts that fail the engine checks of the policy
+    plugins whose ``filter`` is this filter's :attr:`kind`.
 
-    Subclasses only name the families (policy types, rules) they enforce.
-    The engine work for the request is shared with the other filters and
-    weighers through :mod:`nova_scoped_policies.scheduler.state`.
+    Subclasses only name their kind; which plugins it carries is the
+    plugins' to say (``registry.families``). The engine work for the
+    request is shared with the other filters and weighers through
+    :mod:`nova_scoped_policies.scheduler.state`. The hosts nova hands
+    the filter are the request's candidates (they passed the filters
+    before it): a plugin that reads them (spread's eligible domains)
+    reads these.
     """
 
-    families: typing.Tuple[str, ...] = ()
+    kind: str = ''
+
+    @property
+    def families(self) -> typing.FrozenSet[str]:
+        return registry.families(self.kind)
 
     # Like nova's group filters: a rebuild keeps the host.
     RUN_ON_REBUILD = False
@@ -28,7 +38,8 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
         evaluation = state.states().evaluation(spec_obj)
         if evaluation is None:
             return filter_obj_list
-        checks = evaluation.checks_for(self.families)
+        checks = evaluation.checks_for(
+            self.families, [h.host for h in filter_obj_list])
         if not checks:
             return filter_obj_list
         passed = []

@@ -1,6 +1,6 @@
-"""ScopedAffinityFilter: hard ``affinity:<scope>[:<id>]`` policies."""
+"""ScopedAffinityFilter: the hard policies that keep members where they
+belong: ``affinity:<scope>[:<id>]``, ``license:<product>``."""
 
-from nova_scoped_policies.policy import PolicyType
 from nova_scoped_policies.scheduler.filters import base
 
 
@@ -8,7 +8,8 @@ class ScopedAffinityFilter(base.ScopedPolicyFilter):
     """Keep the group together in a domain of every affinity scope.
 
     Replaces nova's ServerGroupAffinityFilter: a Nova ``affinity`` group is
-    ``affinity:host``.
+    ``affinity:host``. Carries every plugin whose ``filter`` is
+    ``affinity``.
     """
 
-    families = (PolicyType.AFFINITY.value,)
+    kind = 'affinity'

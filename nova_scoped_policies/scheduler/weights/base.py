@@ -26,15 +26,20 @@ CONF = cfg.CONF
 
 
 class ScopedSoftPolicyWeigher(weights.BaseHostWeigher):
-    """Weighs hosts by the soft policies of one type.
+    """Weighs hosts by the soft policies whose plugin's ``weigher`` is
+    :attr:`kind`.
 
-    The raw weight of a host is the engine's sum over the group's policies
-    of that type; nova normalises it and multiplies it by
-    :meth:`weight_multiplier`.
+    Each policy's raw weights are scaled to [0, 1] over the hosts and
+    multiplied by its ``weight_<policy>`` (``Evaluation.weights``); nova
+    then multiplies the sum by :meth:`weight_multiplier`, without scaling
+    it again (``minval`` 0, ``maxval`` 1): a policy of weight 50 counts
+    50 times a nova weigher of the same multiplier.
     """
 
     kind: str = ''
     option: str = ''
+    minval = 0.0
+    maxval = 1.0
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,11 +81,11 @@ class ScopedSoftPolicyWeigher(weights.BaseHostWeigher):
             self._request.flat = self.configured_multiplier()
             return [0.0] * len(weighed_obj_list)
         self._request.flat = None
-        weigh = evaluation.weigher(self.kind)
-        return [weigh(obj.obj.host) for obj in weighed_obj_list]
+        return evaluation.weights(
+            self.kind, [obj.obj.host for obj in weighed_obj_list])
 
     def _weigh_object(self, host_state, weight_properties):
         evaluation = state.states().evaluation(weight_properties)
         if evaluation is None:
             return 0.0
-        return evaluation.weight(host_state.host, self.kind)
+        return evaluation.weights(self.kind, [host_state.host])[0]

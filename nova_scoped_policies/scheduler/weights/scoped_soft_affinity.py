@@ -1,7 +1,6 @@
 """ScopedSoftAffinityWeigher: ``soft-affinity:<scope>[:<id>]``."""
 
 from nova_scoped_policies.conf import scheduler as sched_conf
-from nova_scoped_policies.policy import PolicyType
 from nova_scoped_policies.scheduler.weights import base
 
 
@@ -12,5 +11,5 @@ class ScopedSoftAffinityWeigher(base.ScopedSoftPolicyWeigher):
     ``soft-affinity:host``).
     """
 
-    kind = PolicyType.SOFT_AFFINITY.value
+    kind = 'soft-affinity'
     option = sched_conf.SOFT_AFFINITY_MULTIPLIER

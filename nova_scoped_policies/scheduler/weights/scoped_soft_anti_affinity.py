@@ -1,7 +1,6 @@
 """ScopedSoftAntiAffinityWeigher: ``soft-anti-affinity:<scope>[:<id>]``."""
 
 from nova_scoped_policies.conf import scheduler as sched_conf
-from nova_scoped_policies.policy import PolicyType
 from nova_scoped_policies.scheduler.weights import base
 
 
@@ -12,5 +11,5 @@ class ScopedSoftAntiAffinityWeigher(base.ScopedSoftPolicyWeigher):
     (``soft-anti-affinity`` is ``soft-anti-affinity:host``).
     """
 
-    kind = PolicyType.SOFT_ANTI_AFFINITY.value
+    kind = 'soft-anti-affinity'
     option = sched_conf.SOFT_ANTI_AFFINITY_MULTIPLIER

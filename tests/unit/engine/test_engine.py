@@ -11,6 +11,9 @@ import pytest
 from nova_scoped_policies import engine
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import topology as topo
+from nova_scoped_policies.engine.plugins import affinity
+from nova_scoped_policies.engine.plugins import anti_affinity
+from nova_scoped_policies.engine.plugins import min_domains
 from nova_scoped_policies.engine import reasons as R
 from nova_scoped_policies.policy import parse_document
 from nova_scoped_policies.policy import PolicyError
@@ -113,7 +116,7 @@ def test_hard_rules(document, placed, expected):
 @pytest.mark.parametrize('document, placed, host, code, text', [
     ({'policies': ['anti-affinity:rack'],
       'rules': {'max_server_per_rack': 2}}, ('h1', 'h2'), 'h1',
-     R.DOMAIN_FULL, 'anti-affinity:rack: rack-1 holds 2 of max 2'),
+     anti_affinity.DOMAIN_FULL, 'anti-affinity:rack: rack-1 holds 2 of max 2'),
     ({'policies': ['anti-affinity:rack']}, (), 'h7', R.NO_DOMAIN,
      'anti-affinity:rack: host h7 is in no domain of scope rack'),
     ({'policies': ['anti-affinity:rack']}, (), 'h8', R.MULTIPLE_DOMAINS,
@@ -121,7 +124,7 @@ def test_hard_rules(document, placed, expected):
      '(rack-3, rack-4); a host may be in at most one'),
     ({'policies': ['affinity:rack']}, ('h3',), 'h8', R.MULTIPLE_DOMAINS,
      'host h8 is in 2 domains of scope rack'),
-    ({'policies': ['affinity:rack']}, ('h3',), 'h1', R.NOT_WITH_MEMBERS,
+    ({'policies': ['affinity:rack']}, ('h3',), 'h1', affinity.NOT_WITH_MEMBERS,
      'affinity:rack: rack-1 holds none of the 1 placed member(s) '
      '(they are in rack-2)'),
     ({'policies': ['affinity:rack']}, ('h3',), 'h7', R.NO_DOMAIN,
@@ -130,7 +133,7 @@ def test_hard_rules(document, placed, expected):
      'anti-affinity:switch: scope switch is not defined'),
     ({'policies': ['anti-affinity:rack'],
       'rules': {'max_server_per_rack': 3, 'min_domains_rack': 2,
-                'size': 2}}, ('h1',), 'h2', R.MIN_DOMAINS,
+                'size': 2}}, ('h1',), 'h2', min_domains.CODE,
      'min_domains_rack: rack-1 already holds 1 member(s); the 1 member(s) '
      'left must go to domains not used yet to reach 2 (used: 1)'),
 ])
@@ -145,7 +148,7 @@ def test_reason_carries_policy_scope_domain_count_limit():
                           'rules': {'max_server_per_rack': 2}},
                          members('h1', 'h2')).reasons('h2')
     assert reason.to_dict() == {
-        'code': R.DOMAIN_FULL, 'policy': 'anti-affinity:rack',
+        'code': anti_affinity.DOMAIN_FULL, 'policy': 'anti-affinity:rack',
         'scope': 'rack', 'domain': 'rack-1', 'count': 2, 'limit': 2,
         'message': 'anti-affinity:rack: rack-1 holds 2 of max 2'}
 
@@ -162,9 +165,9 @@ def test_reasons_filtered_by_family():
     ev = evaluate({'policies': ['affinity:rack', 'anti-affinity:host']},
                   members('h3'))
     assert [r.code for r in ev.reasons('h3', ['anti-affinity'])] == \
-        [R.DOMAIN_FULL]
+        [anti_affinity.DOMAIN_FULL]
     assert [r.code for r in ev.reasons('h1', ['affinity'])] == \
-        [R.NOT_WITH_MEMBERS]
+        [affinity.NOT_WITH_MEMBERS]
     assert ev.reasons('h1', ['anti-affinity']) == ()
 
 
@@ -195,14 +198,14 @@ def test_soft_weights(document, placed, kind, expected):
         'zone-b', 'zone-b', ['h3', 'h4'],
         {'policy_scope': 'zone', 'policy_scope_allow_identifiers': 'true'})]
     ev = evaluate(document, members(*placed), extra=extra)
-    assert {h: ev.weight(h, kind) for h in expected} == expected
+    assert {h: ev.raw_weight(h, kind) for h in expected} == expected
 
 
 def test_soft_policy_of_unknown_scope_is_skipped_with_a_warning():
     ev = evaluate({'policies': ['soft-affinity:switch']}, members('h1'))
     assert ev.warnings == ['soft-affinity:switch: scope switch is not '
                            'defined; soft policy ignored']
-    assert ev.weight('h1', 'soft-affinity') == 0
+    assert ev.raw_weight('h1', 'soft-affinity') == 0
     assert not ev.has_checks()
 
 
@@ -291,7 +294,7 @@ def test_counts_built_once_per_scope():
     ev = engine.Engine().prepare(engine.Request(doc, counting, placements))
     for host in HOSTS * 50:
         ev.reasons(host)
-        ev.weight(host, 'soft-anti-affinity')
+        ev.raw_weight(host, 'soft-anti-affinity')
     # One count of the members per scope, and one index per policy: hosts
     # use what was prepared, however many there are.
     assert calls == ['rack'] * len(calls) and len(calls) <= 3
@@ -314,20 +317,20 @@ def test_counts_per_domain(placed, in_flight, scope, expected):
 
 
 def test_summary_for_tenants_names_no_host_or_domain():
-    from nova_scoped_policies.engine import reasons as r
-
     def full(domain):
-        return r.Reason(r.DOMAIN_FULL, 'anti-affinity:rack', 'rack',
+        return R.Reason(anti_affinity.DOMAIN_FULL, 'anti-affinity:rack',
+                        'rack',
                         f'anti-affinity:rack: {domain} holds 1 of max 1',
                         domain=domain, count=1, limit=1)
     found = {f'h{i}': [full(f'rack-{i % 4}')] for i in range(8)}
-    assert r.summary(found) == ('scoped policies: anti-affinity:rack: all '
-                                '4 rack domains hold 1 of max 1')
+    assert engine.summary(found) == (
+        'scoped policies: anti-affinity:rack: all 4 rack domains hold 1 of '
+        'max 1')
     # a host that passed: the policies are not why no host was left
-    assert r.summary(dict(found, h9=[])) is None
-    found['h9'] = [r.Reason(r.NOT_WITH_MEMBERS, 'affinity:zone', 'zone',
-                            'x', domain='zone-a', count=0, limit=2)]
-    text = r.summary(found)
+    assert engine.summary(dict(found, h9=[])) is None
+    found['h9'] = [R.Reason(affinity.NOT_WITH_MEMBERS, 'affinity:zone',
+                            'zone', 'x', domain='zone-a', count=0, limit=2)]
+    text = engine.summary(found)
     assert 'affinity:zone: only the zone domain of the 2 placed' in text
     assert 'anti-affinity:rack: 4 rack domains hold 1 of max 1' in text
     assert 'rack-1' not in text and 'h1' not in text and 'zone-a' not in text

@@ -33,8 +33,8 @@ def test_weights_add_up_over_the_parts():
     joint = engine.JointEvaluation([first, second])
     kind = PolicyType.SOFT_ANTI_AFFINITY
     assert joint.has_weights(kind)
-    assert joint.weight('h3', kind) == second.weight('h3', kind) < 0
-    assert joint.weight('h5', kind) == 0
+    assert joint.raw_weight('h3', kind) == second.raw_weight('h3', kind) < 0
+    assert joint.raw_weight('h5', kind) == 0
     assert joint.verdict('h3').weights == second.verdict('h3').weights
 
 

@@ -1,12 +1,18 @@
-"""Every plugin's views agree: host check, Placement constraint, audit.
+"""Every plugin's views agree: host check, weights, Placement constraint,
+audit, joint decision.
 
-One row per plugin at least. A row gives a document and the members
-placed so far, and what each view says; ``test_views_agree`` then checks
-that a host passes the check iff placing the next member there yields no
-audit violation and the Placement constraint does not exclude it.
-A new policy type adds its module to ``engine/plugins/registry.py`` and one
-row here.
+Each plugin's rows live in ``tests/unit/engine/plugins/<plugin>.py``
+(:class:`~tests.unit.engine.plugins.world.Row`): a document, the members
+placed so far, and what each view says. ``test_views_agree`` checks that a
+host passes the check iff placing the next member there yields no audit
+violation and the Placement constraint does not exclude it;
+``test_joint_decision`` that the solver's encoding of the row's document
+decides a stack the engine's checks accept. A new policy type is its
+directory under ``engine/plugins/``, its line in the registry and its rows
+module here.
 """
+
+import importlib
 
 import pytest
 
@@ -18,68 +24,30 @@ from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy import parse_document
 from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.policy import PolicyType
+from tests.unit.engine.plugins.world import AGGREGATES
+from tests.unit.engine.plugins.world import DOMAINS
+from tests.unit.engine.plugins.world import HOSTS
+from nova_scoped_policies.stacks import model as stack_model
+from nova_scoped_policies.stacks import solver
+from nova_scoped_policies.stacks import world as stack_world
 from nova_scoped_policies import topology as topo
+from tests.unit.engine.plugins.world import TOPOLOGY
+from tests.unit.engine.plugins.world import TRAITS
+from tests.unit.engine.plugins.world import world_aggregates
 
-DOMAINS = {
-    'rack': {'rack-1': ['h1', 'h2'], 'rack-2': ['h3', 'h4'],
-             'rack-3': ['h5', 'h6']},
-    'zone': {'zone-a': ['h1', 'h3'], 'zone-b': ['h2', 'h4', 'h5', 'h6']},
-}
-HOSTS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7']  # h7: in no domain
-TOPOLOGY = topo.from_aggregates(
-    [topo.AggregateInfo(name, name, hosts, {'policy_scope': 'rack'})
-     for name, hosts in DOMAINS['rack'].items()]
-    + [topo.AggregateInfo(name, name, hosts, {
-        'policy_scope': 'zone', 'policy_scope_allow_identifiers': 'true'})
-       for name, hosts in DOMAINS['zone'].items()])
-AGGREGATES = {h: {d for scope in DOMAINS.values()
-                  for d, hosts in scope.items() if h in hosts}
-              for h in HOSTS}
-ALL = set(HOSTS)
 
-# plugin, document, placed, passing hosts, required, forbidden, structure
-ROWS = [
-    ('affinity', {'policies': ['affinity:rack']}, ['h3'],
-     {'h3', 'h4'}, [{'rack-2'}], set(),
-     base.Structure(base.Kind.SAME_DOMAIN, 'rack', label='affinity:rack')),
-    ('affinity', {'policies': ['affinity:zone:zone-a']}, [],
-     {'h1', 'h3'}, [{'zone-a'}], set(),
-     base.Structure(base.Kind.IN_DOMAIN, 'zone', identifier='zone-a',
-                    label='affinity:zone:zone-a')),
-    ('anti-affinity', {'policies': ['anti-affinity:rack']}, ['h1', 'h3'],
-     {'h5', 'h6'}, [], {'rack-1', 'rack-2'},
-     base.Structure(base.Kind.AT_MOST_PER_DOMAIN, 'rack', limit=1,
-                    label='anti-affinity:rack')),
-    ('anti-affinity', {'policies': ['anti-affinity:rack'],
-                       'rules': {'max_server_per_rack': 2}},
-     ['h1', 'h2', 'h3'], {'h3', 'h4', 'h5', 'h6'}, [], {'rack-1'},
-     base.Structure(base.Kind.AT_MOST_PER_DOMAIN, 'rack', limit=2,
-                    label='anti-affinity:rack')),
-    # host scope: no aggregate stands for a host, so no constraint
-    ('anti-affinity', {'policies': ['anti-affinity']}, ['h1'],
-     ALL - {'h1'}, [], set(),
-     base.Structure(base.Kind.AT_MOST_PER_DOMAIN, 'host', limit=1,
-                    label='anti-affinity:host')),
-    ('anti-affinity', {'policies': ['anti-affinity:zone:zone-a']}, [],
-     {'h2', 'h4', 'h5', 'h6'}, [], {'zone-a'},
-     base.Structure(base.Kind.NOT_IN_DOMAIN, 'zone', identifier='zone-a',
-                    label='anti-affinity:zone:zone-a')),
-    # the last member must open a third rack
-    ('min-domains', {'policies': ['soft-anti-affinity:rack'],
-                     'rules': {'min_domains_rack': 3, 'size': 3}},
-     ['h1', 'h3'], {'h5', 'h6'}, [], {'rack-1', 'rack-2'},
-     base.Structure(base.Kind.AT_LEAST_DOMAINS, 'rack', limit=3,
-                    label='min_domains_rack')),
-    ('soft-affinity', {'policies': ['soft-affinity:rack']}, ['h1'],
-     ALL, [], set(),
-     base.Structure(base.Kind.PREFER_TOGETHER, 'rack', hard=False,
-                    label='soft-affinity:rack')),
-    ('soft-anti-affinity', {'policies': ['soft-anti-affinity:rack']},
-     ['h1'], ALL, [], set(),
-     base.Structure(base.Kind.PREFER_APART, 'rack', hard=False,
-                    label='soft-anti-affinity:rack')),
-]
-IDS = [f'{row[0]}-{i}' for i, row in enumerate(ROWS)]
+def _rows():
+    found = []
+    for plugin in registry.PLUGINS:
+        module = importlib.import_module(
+            'tests.unit.engine.plugins.' + plugin.name.replace('-', '_'))
+        found += [(plugin, row) for row in module.ROWS]
+    return found
+
+
+ROWS = _rows()
+TOPOLOGY_WITHOUT_TRAITS = topo.from_aggregates(world_aggregates())
+IDS = [f'{plugin.name}-{i}' for i, (plugin, _) in enumerate(ROWS)]
 
 
 def evaluate(document, placed):
@@ -94,31 +62,36 @@ def excluded(host, found):
         not aggs & required for required in found.required)
 
 
-@pytest.mark.parametrize('plugin, document, placed, passing, required, '
-                         'forbidden, structure', ROWS, ids=IDS)
-def test_views(plugin, document, placed, passing, required, forbidden,
-               structure):
-    ev = evaluate(document, placed)
-    assert {h for h in HOSTS if not ev.reasons(h)} == passing
+@pytest.mark.parametrize('plugin, row', ROWS, ids=IDS)
+def test_views(plugin, row):
+    ev = evaluate(row.document, row.placed)
+    checks = ev.checks_for((), row.candidates)
+    assert {h for h in HOSTS
+            if all(c(h) is None for c in checks)} == set(row.passing)
     found = placement_query.constraints(ev)
-    assert [set(r) for r in found.required] == required
-    assert set(found.forbidden) == forbidden
-    assert structure in ev.structures()
-    assert plugin in {item.family for _, item in ev.items}
-    members = {f'm{i}': h for i, h in enumerate(placed)}
-    assert audit.audit(parse_document(document), TOPOLOGY,
+    assert [set(r) for r in found.required] == row.required
+    assert set(found.forbidden) == row.forbidden
+    members = {f'm{i}': h for i, h in enumerate(row.placed)}
+    assert audit.audit(parse_document(row.document), TOPOLOGY,
                        members).violations == ()
+    if plugin.hard or plugin.weigher:
+        assert plugin.name in {item.family for _, item in ev.items}
+    if row.weights:
+        kind = row.weigher or plugin.weigher
+        weights = dict(zip(HOSTS, ev.weights(kind, HOSTS)))
+        assert {h: weights[h] for h in row.weights} == row.weights
 
 
-@pytest.mark.parametrize('plugin, document, placed, passing, required, '
-                         'forbidden, structure', ROWS, ids=IDS)
-def test_views_agree(plugin, document, placed, passing, required, forbidden,
-                     structure):
-    ev = evaluate(document, placed)
+@pytest.mark.parametrize('plugin, row', [r for r in ROWS
+                                         if r[1].candidates is None],
+                         ids=[i for i, r in zip(IDS, ROWS)
+                              if r[1].candidates is None])
+def test_views_agree(plugin, row):
+    ev = evaluate(row.document, row.placed)
     found = placement_query.constraints(ev)
-    doc = parse_document(document)
+    doc = parse_document(row.document)
     for host in HOSTS:
-        members = {f'm{i}': h for i, h in enumerate(placed)}
+        members = {f'm{i}': h for i, h in enumerate(row.placed)}
         members['next'] = host
         violations = audit.audit(doc, TOPOLOGY, members).violations
         passes = not ev.reasons(host)
@@ -128,13 +101,25 @@ def test_views_agree(plugin, document, placed, passing, required, forbidden,
             assert not passes, host  # the constraint only narrows
 
 
-def test_soft_weights():
-    ev = evaluate({'policies': ['soft-affinity:rack',
-                                'soft-anti-affinity:zone']}, ['h1'])
-    assert [ev.weight(h, PolicyType.SOFT_AFFINITY) for h in HOSTS] == \
-        [1.0, 1.0, 0, 0, 0, 0, 0]
-    assert [ev.weight(h, PolicyType.SOFT_ANTI_AFFINITY) for h in HOSTS] == \
-        [-1.0, 0, -1.0, 0, 0, 0, 0]
+@pytest.mark.parametrize('plugin, row', ROWS, ids=IDS)
+def test_joint_decision(plugin, row):
+    """The solver's encoding of the row's document (its plugin's
+    ``encode``) decides a stack of one more server than the row places;
+    ``decide`` replays it through the engine's checks, so the two agree
+    or it raises."""
+    document = parse_document(row.document)
+    size = document.rules.size or len(row.placed) + 1
+    servers = {'count': size, 'flavor': {'resources': {'VCPU': 1}}}
+    stack = stack_model.parse({'stack': {'name': 's', 'group': {
+        'name': 'g', 'servers': servers, **row.document}}})
+    world = stack_world.World(tuple(
+        stack_world.HostState(h, f'rp-{h}', {'VCPU': 4},
+                              frozenset(TRAITS.get(h, ())))
+        for h in HOSTS), TOPOLOGY_WITHOUT_TRAITS)
+    decision = solver.decide(stack, world, time_limit=10)
+    assert decision.feasible, decision.reason
+    placed = dict(decision.assignments)
+    assert audit.audit(document, TOPOLOGY, placed).violations == ()
 
 
 def test_every_policy_type_and_plugin_is_covered():
@@ -142,7 +127,7 @@ def test_every_policy_type_and_plugin_is_covered():
     assert len(set(names)) == len(names)
     assert {getattr(p, 'policy_type', None) for p in registry.PLUGINS} \
         >= set(PolicyType)
-    assert set(names) == {row[0] for row in ROWS}
+    assert set(names) == {plugin.name for plugin, _ in ROWS}
 
 
 def test_distinguished():
@@ -153,18 +138,16 @@ def test_distinguished():
                                   'zone': None}
 
 
-@pytest.mark.parametrize('plugin, document, placed, passing, required, '
-                         'forbidden, structure', ROWS, ids=IDS)
-def test_alike_by_member_counts(plugin, document, placed, passing, required,
-                                forbidden, structure):
+@pytest.mark.parametrize('plugin, row', ROWS, ids=IDS)
+def test_alike_by_member_counts(plugin, row):
     """What ``distinguished()`` promises (and the simulator's fast engine
     relies on): hosts whose domains hold the same member counts, in the
     scopes it lists by count, and the same domains where it lists a scope
     by identity, get the same verdict and the same weights."""
-    ev = evaluate(document, placed)
+    ev = evaluate(row.document, row.placed)
     ctx = ev.context
     told = ev.distinguished()
-    by_host = 'host' in parse_document(document).scopes
+    by_host = 'host' in parse_document(row.document).scopes
 
     def alike(host):
         key = [host] if by_host else []
@@ -193,10 +176,6 @@ class _NotOnH7(base.PolicyPlugin):
     def check(self, item, ctx):
         return lambda host: 'no h7' if host == 'h7' else None
 
-    def structure(self, item, rules):
-        return base.Structure(base.Kind.NOT_IN_DOMAIN, 'host',
-                              identifier='h7', label='not-h7')
-
 
 def test_a_new_plugin_needs_no_engine_change():
     ev = engine.Engine(registry.PLUGINS + (_NotOnH7(),)).prepare(
@@ -216,10 +195,6 @@ class _AwayFrom(base.PolicyTypePlugin):
         counts = ctx.counts(item.scope)
         return ctx.locate(item.scope, item.label, lambda host, domain: (
             f'{item.label}: {domain} is taken' if counts[domain] else None))
-
-    def structure(self, item, rules):
-        return base.Structure(base.Kind.AT_MOST_PER_DOMAIN, item.scope,
-                              limit=1, label=item.label)
 
 
 def test_a_new_policy_type_is_one_plugin(monkeypatch):

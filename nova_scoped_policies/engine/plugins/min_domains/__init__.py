@@ -6,9 +6,35 @@ from nova_scoped_policies.engine import reasons
 from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
+from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import MIN_DOMAINS
+from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
-from nova_scoped_policies.policy.parser import MIN_DOMAINS
+
+CODE = 'min-domains'
+"""min_domains_S: the remaining members must go to domains not used yet."""
+
+
+class MinDomainsRule(base.Rule):
+    """``min_domains_<scope>``: needs ``size`` (N at most size), and no
+    ``affinity:<scope>`` beside an N above 1."""
+
+    def check(self, scope: str, value: int,
+              policies: typing.Sequence[Policy], rules: Rules
+              ) -> typing.Optional[str]:
+        if rules.size is None:
+            return ('needs rules.size, the number of members the group is '
+                    'meant to have')
+        if value > rules.size:
+            return f'cannot spread {rules.size} member(s) over {value} ' \
+                'domains'
+        if value > 1 and any(p.type is PolicyType.AFFINITY
+                             and p.scope == scope for p in policies):
+            return (f'contradicts affinity:{scope}, which keeps every '
+                    'member in one domain')
+        return None
 
 
 class MinDomains(base.PolicyPlugin):
@@ -17,7 +43,11 @@ class MinDomains(base.PolicyPlugin):
     the host must be in a domain that holds no member yet.
     """
 
-    name = 'min-domains'
+    name = CODE
+    filter = 'anti-affinity'
+    rules = (MinDomainsRule(MIN_DOMAINS),)
+    codes = {CODE: 'the members left must go to {scope} domains not used '
+                   'yet, and none of those passed'}
 
     def items(self, document: PolicyDocument) -> typing.List[base.Item]:
         return [base.Item(self.name, f'{MIN_DOMAINS}{scope}',
@@ -42,7 +72,7 @@ class MinDomains(base.PolicyPlugin):
                 return None
             name = names(domain)
             return reasons.Reason(
-                reasons.MIN_DOMAINS, label, scope,
+                CODE, label, scope,
                 f'{label}: {name} already holds {counts[domain]} member(s); '
                 f'the {remaining} member(s) left must go to domains not used '
                 f'yet to reach {needed} (used: {used})',
@@ -51,6 +81,8 @@ class MinDomains(base.PolicyPlugin):
 
     def constraint(self, item: base.Item, ctx: PlacementContext
                    ) -> typing.Optional[base.Constraint]:
+        if item.scope == HOST_SCOPE:
+            return None     # a host is no aggregate
         if not ctx.min_domains_binds(item.scope):
             return None
         used = frozenset(ctx.counts(item.scope))
@@ -70,6 +102,7 @@ class MinDomains(base.PolicyPlugin):
                     f'domain(s) of {item.value}']
         return []
 
-    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
-        return base.Structure(base.Kind.AT_LEAST_DOMAINS, item.scope,
-                              limit=item.value, label=item.label)
+    def encode(self, item: base.Item, clause, rules: Rules,
+               model: base.JointModel) -> None:
+        model.m.Add(sum(model.present(clause.servers, item.scope).values())
+                    >= item.value)

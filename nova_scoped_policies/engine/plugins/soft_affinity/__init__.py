@@ -36,16 +36,28 @@ def members_near(item: base.Item, ctx: PlacementContext) -> HostWeight:
 
 
 class SoftAffinity(base.PolicyTypePlugin):
-    """Weight = +members in the host's domain: prefer domains with members."""
+    """Weight = +members in the host's domain: prefer domains with members.
+
+    Jointly: each domain used (or each server outside the targeted
+    domain) costs 1.
+    """
 
     name = PolicyType.SOFT_AFFINITY.value
     policy_type = PolicyType.SOFT_AFFINITY
     hard = False
+    weigher = 'soft-affinity'
 
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
         return members_near(item, ctx)
 
-    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
-        return base.Structure(base.Kind.PREFER_TOGETHER, item.scope,
-                              hard=False, identifier=item.identifier,
-                              label=item.label)
+    def encode(self, item: base.Item, clause, rules: Rules,
+               model: base.JointModel) -> None:
+        scope = item.scope
+        if item.identifier is not None:
+            for domain, xs in model.by_domain(clause.servers,
+                                              scope).items():
+                if domain != item.identifier:
+                    self.weighted(item, rules, xs, model)
+            return
+        self.weighted(item, rules,
+                      model.present(clause.servers, scope).values(), model)

@@ -8,8 +8,14 @@ from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import MAX_SERVER_PER
 from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
+
+DOMAIN_FULL = 'domain-full'
+"""anti-affinity:S: the host's domain already holds max_server_per_S."""
+EXCLUDED_DOMAIN = 'excluded-domain'
+"""anti-affinity:S:ID: the host is in the excluded domain."""
 
 
 class AntiAffinity(base.PolicyTypePlugin):
@@ -22,6 +28,14 @@ class AntiAffinity(base.PolicyTypePlugin):
 
     name = PolicyType.ANTI_AFFINITY.value
     policy_type = PolicyType.ANTI_AFFINITY
+    late_checked = True
+    filter = 'anti-affinity'
+    rules = (base.Rule(MAX_SERVER_PER, types=(name,)),)
+    codes = {
+        DOMAIN_FULL: '{all}{n} {scope} domains hold {count} of max {limit}',
+        EXCLUDED_DOMAIN: 'the hosts left are all in the excluded {scope} '
+                         'domain',
+    }
 
     def check(self, item: base.Item,
               ctx: PlacementContext) -> typing.Optional[HostCheck]:
@@ -35,7 +49,7 @@ class AntiAffinity(base.PolicyTypePlugin):
             def excluded(host: str, domain: str):
                 if domain == target:
                     return reasons.Reason(
-                        reasons.EXCLUDED_DOMAIN, label, scope,
+                        EXCLUDED_DOMAIN, label, scope,
                         f'{label}: {target_name} is excluded',
                         domain=target_name)
                 return None
@@ -48,7 +62,7 @@ class AntiAffinity(base.PolicyTypePlugin):
         def reason(domain: str) -> reasons.Reason:
             name = names(domain)
             return reasons.Reason(
-                reasons.DOMAIN_FULL, label, scope,
+                DOMAIN_FULL, label, scope,
                 f'{label}: {name} holds {counts[domain]} of max {limit}',
                 domain=name, count=counts[domain], limit=limit)
 
@@ -69,6 +83,8 @@ class AntiAffinity(base.PolicyTypePlugin):
 
     def constraint(self, item: base.Item, ctx: PlacementContext
                    ) -> typing.Optional[base.Constraint]:
+        if item.scope == HOST_SCOPE:
+            return None     # a host is no aggregate
         if item.identifier is not None:
             target = ctx.target(item.policy, item.field)
             return base.Constraint(forbidden=frozenset({target}),
@@ -102,13 +118,31 @@ class AntiAffinity(base.PolicyTypePlugin):
                              f'({view.listed(there)})')
         return found
 
-    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
+    def counts_union(self, policy, rules: Rules) -> bool:
+        """An explicit ``max_server_per_<scope>`` on a group of groups
+        counts all its servers; without, member groups are kept apart."""
+        return policy.scope in rules.max_server_per
+
+    def cap(self, item: base.Item, rules: Rules) -> typing.Optional[int]:
         if item.identifier is not None:
-            return base.Structure(base.Kind.NOT_IN_DOMAIN, item.scope,
-                                  identifier=item.identifier,
-                                  label=item.label)
-        return base.Structure(
-            base.Kind.AT_MOST_PER_DOMAIN, item.scope,
-            limit=rules.max_server_per.get(item.scope,
-                                           DEFAULT_MAX_SERVER_PER),
-            label=item.label)
+            return None
+        return rules.max_server_per.get(item.scope, DEFAULT_MAX_SERVER_PER)
+
+    def encode(self, item: base.Item, clause, rules: Rules,
+               model: base.JointModel) -> None:
+        scope, m = item.scope, model.m
+        if item.identifier is not None:
+            model.forbid(clause.servers, lambda ti: model.domain(ti, scope)
+                         != item.identifier)
+            return
+        fixed = model.fixed_domains(clause, scope)
+        if clause.counts_union(scope):
+            limit = self.cap(item, rules)
+            for domain, xs in model.by_domain(clause.servers, scope).items():
+                m.Add(sum(xs) <= limit - fixed.get(domain, 0))
+            return
+        # between member groups: at most one group per domain
+        parts = [model.present(p, scope) for p in clause.parts]
+        for domain in set().union(*parts):
+            m.Add(sum(p[domain] for p in parts if domain in p)
+                  + (1 if domain in fixed else 0) <= 1)

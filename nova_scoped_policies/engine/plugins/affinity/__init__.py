@@ -1,4 +1,4 @@
-"""affinity:S and affinity:S:ID."""
+"""affinity:S and affinity:S:ID: the members stay in one domain."""
 
 import typing
 
@@ -7,8 +7,14 @@ from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
+from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
+
+NOT_WITH_MEMBERS = 'not-with-members'
+"""affinity:S: the host's domain holds none of the placed members."""
+NOT_TARGET = 'not-target'
+"""affinity:S:ID: the host is not in the targeted domain."""
 
 
 class Affinity(base.PolicyTypePlugin):
@@ -19,6 +25,21 @@ class Affinity(base.PolicyTypePlugin):
 
     name = PolicyType.AFFINITY.value
     policy_type = PolicyType.AFFINITY
+    late_checked = True
+    filter = 'affinity'
+    codes = {
+        NOT_WITH_MEMBERS: 'only the {scope} domain of the {limit} placed '
+                          'member(s) qualifies, and none of its hosts passed',
+        NOT_TARGET: 'only the targeted {scope} domain qualifies, and none '
+                    'of its hosts passed',
+    }
+
+    def conflict(self, policy: Policy, other: Policy):
+        if (other.type is PolicyType.AFFINITY and policy.scope == other.scope
+                and policy.identifier and other.identifier
+                and policy.identifier != other.identifier):
+            return 'target two different domains of one scope'
+        return super().conflict(policy, other)
 
     def check(self, item: base.Item,
               ctx: PlacementContext) -> typing.Optional[HostCheck]:
@@ -32,7 +53,7 @@ class Affinity(base.PolicyTypePlugin):
             def in_target(host: str, domain: str):
                 if domain != target:
                     return reasons.Reason(
-                        reasons.NOT_TARGET, label, scope,
+                        NOT_TARGET, label, scope,
                         f'{label}: host {host} is in {names(domain)}, not in '
                         f'the targeted domain {target_name}',
                         domain=names(domain))
@@ -53,7 +74,7 @@ class Affinity(base.PolicyTypePlugin):
                 f'hosts in no domain of scope {scope}'
             name = names(domain)
             return reasons.Reason(
-                reasons.NOT_WITH_MEMBERS, label, scope,
+                NOT_WITH_MEMBERS, label, scope,
                 f'{label}: {name} holds none of the {placed} placed '
                 f'member(s) (they are in {where})',
                 domain=name, count=0, limit=placed)
@@ -67,6 +88,8 @@ class Affinity(base.PolicyTypePlugin):
 
     def constraint(self, item: base.Item, ctx: PlacementContext
                    ) -> typing.Optional[base.Constraint]:
+        if item.scope == HOST_SCOPE:
+            return None     # a host is no aggregate
         if item.identifier is not None:
             target = ctx.target(item.policy, item.field)
             return base.Constraint(required=frozenset({target}),
@@ -96,10 +119,27 @@ class Affinity(base.PolicyTypePlugin):
                          f'domains ({spread})')
         return found
 
-    def structure(self, item: base.Item, rules: Rules) -> base.Structure:
+    def encode(self, item: base.Item, clause, rules: Rules,
+               model: base.JointModel) -> None:
+        scope, m = item.scope, model.m
+        union = clause.servers
         if item.identifier is not None:
-            return base.Structure(base.Kind.IN_DOMAIN, item.scope,
-                                  identifier=item.identifier,
-                                  label=item.label)
-        return base.Structure(base.Kind.SAME_DOMAIN, item.scope,
-                              label=item.label)
+            model.forbid(union, lambda ti: model.domain(ti, scope)
+                         == item.identifier)
+            return
+        fixed = model.fixed_domains(clause, scope)
+        nonempty = sum(1 for p in clause.parts if p) + bool(fixed)
+        if clause.across and nonempty < 2:
+            return
+        if fixed:
+            if len(fixed) > 1:
+                raise base.Infeasible('the existing servers are apart')
+            (only,) = fixed
+            model.forbid(union, lambda ti: model.domain(ti, scope) == only)
+            return
+        choose = {}
+        for domain, xs in model.by_domain(union, scope).items():
+            choose[domain] = m.NewBoolVar('')
+            for x in xs:
+                m.AddImplication(x, choose[domain])
+        m.Add(sum(choose.values()) <= 1)

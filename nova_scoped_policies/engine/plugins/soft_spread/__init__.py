@@ -1,0 +1,38 @@
+"""soft-spread:S: spread:S as a preference.
+
+At scheduling it prefers the domains with the fewest members (as
+Kubernetes scores ``whenUnsatisfiable: ScheduleAnyway``; the skew only
+shifts every host's weight alike); in a stack's joint decision each
+member of skew beyond ``max_skew_S`` costs 1.
+"""
+
+from nova_scoped_policies.engine.context import HostWeight
+from nova_scoped_policies.engine.context import PlacementContext
+from nova_scoped_policies.engine.plugins import base
+from nova_scoped_policies.engine.plugins.soft_affinity import members_near
+from nova_scoped_policies.engine.plugins.spread import max_skew
+from nova_scoped_policies.engine.plugins.spread import SpreadPlugin
+from nova_scoped_policies.policy.model import PolicyType
+from nova_scoped_policies.policy.model import Rules
+
+
+class SoftSpread(SpreadPlugin):
+    """Weight = -(skew after placing here)."""
+
+    name = PolicyType.SOFT_SPREAD.value
+    policy_type = PolicyType.SOFT_SPREAD
+    hard = False
+    weigher = 'soft-anti-affinity'
+
+    def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
+        near = members_near(item, ctx)
+        fewest = ctx.fewest(item.scope)
+        return lambda host: fewest - 1 - near(host)
+
+    def encode(self, item: base.Item, clause, rules: Rules,
+               model: base.JointModel) -> None:
+        most, fewest = self.skew(clause, item.scope, model)
+        m = model.m
+        excess = m.NewIntVar(0, len(clause.servers) + len(clause.fixed), '')
+        m.Add(excess >= most - fewest - max_skew(rules, item.scope))
+        self.weighted(item, rules, [excess], model)

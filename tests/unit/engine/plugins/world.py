@@ -1,0 +1,65 @@
+"""The small cloud every plugin's rows are about, and the row record."""
+
+import dataclasses
+import typing
+
+from nova_scoped_policies import topology as topo
+
+DOMAINS = {
+    'rack': {'rack-1': ['h1', 'h2'], 'rack-2': ['h3', 'h4'],
+             'rack-3': ['h5', 'h6']},
+    'zone': {'zone-a': ['h1', 'h3'], 'zone-b': ['h2', 'h4', 'h5', 'h6']},
+}
+LICENSED = {'oracle-hosts': (['h1', 'h2'], 'license:ORACLE'),
+            'windows-hosts': (['h3', 'h4'], 'license:windows')}
+HOSTS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7']  # h7: in no domain
+TRAITS = {'h6': ['CUSTOM_LICENSE_ORACLE']}
+
+
+def world_aggregates() -> typing.List[topo.AggregateInfo]:
+    """The aggregates of the racks, zones and licences."""
+    return (
+        [topo.AggregateInfo(name, name, hosts, {'policy_scope': 'rack'})
+         for name, hosts in DOMAINS['rack'].items()]
+        + [topo.AggregateInfo(name, name, hosts, {
+            'policy_scope': 'zone',
+            'policy_scope_allow_identifiers': 'true'})
+           for name, hosts in DOMAINS['zone'].items()]
+        + [topo.AggregateInfo(name, name, hosts, {key: 'allowed'})
+           for name, (hosts, key) in LICENSED.items()])
+
+
+TOPOLOGY = topo.from_aggregates(world_aggregates()).with_traits(TRAITS)
+AGGREGATES = {h: {d for scope in DOMAINS.values()
+                  for d, hosts in scope.items() if h in hosts}
+              | {name for name, (hosts, _) in LICENSED.items()
+                 if h in hosts}
+              for h in HOSTS}
+ALL = frozenset(HOSTS)
+
+
+@dataclasses.dataclass
+class Row:
+    """One case of a plugin.
+
+    :param document: the group's policy document.
+    :param placed: the hosts of the members placed so far.
+    :param passing: the hosts the check passes (all, for soft types).
+    :param required: the Placement ``member_of=in:`` sets.
+    :param forbidden: the Placement ``member_of=!in:`` aggregates.
+    :param weights: host -> weight of the soft items (after scaling,
+        times ``weight_<policy>``), for the hosts listed.
+    :param weigher: the nova weigher whose weights ``weights`` are.
+    :param candidates: the hosts still considered (default: all).
+    """
+
+    document: dict
+    placed: typing.List[str]
+    passing: typing.AbstractSet[str]
+    required: typing.List[typing.Set[str]] = dataclasses.field(
+        default_factory=list)
+    forbidden: typing.Set[str] = dataclasses.field(default_factory=set)
+    weights: typing.Dict[str, float] = dataclasses.field(
+        default_factory=dict)
+    weigher: typing.Optional[str] = None
+    candidates: typing.Optional[typing.AbstractSet[str]] = None
