@@ -88,7 +88,7 @@ class ScopedApplication(_STACK):
                 res.type(), flavor if isinstance(flavor, str) else None)
         return found
 
-    def _document(self, props=None) -> dict:
+    def document(self, props=None) -> dict:
         props = props or self.properties
         document = {
             self.NAME: props[self.NAME],

@@ -84,7 +84,9 @@ class ScopedStack(resource.Resource):
                                   type=attributes.Schema.STRING),
     }
 
-    def _document(self, props=None) -> dict:
+    def document(self, props=None) -> dict:
+        """The stack document the properties make (``OS::ScopedPolicies::
+        Application`` overrides it for Proposal A's grammar)."""
         props = props or self.properties
         return {'stack': {
             'name': props[self.NAME],
@@ -95,7 +97,7 @@ class ScopedStack(resource.Resource):
     def validate(self):
         super().validate()
         try:
-            model.parse(self._document())
+            model.parse(self.document())
         except model.StackError as exc:
             field = exc.field
             where = field[len('stack.'):] if field.startswith('stack.') \
@@ -108,7 +110,7 @@ class ScopedStack(resource.Resource):
     def handle_create(self):
         try:
             body = client.call(self.client(), 'POST', '/stacks',
-                               self._document())
+                               self.document())
         except client.APIError as exc:
             raise _error(exc)
         self.resource_id_set(body['stack']['id'])

@@ -261,7 +261,7 @@ class ExamplesTest(common.HeatTestCase):
         from nova_scoped_policies.stacks import model
         paths = sorted(glob.glob(os.path.join(ROOT, 'examples', 'heat',
                                               '*.yaml')))
-        self.assertEqual(2, len(paths))
+        self.assertEqual(4, len(paths))
         for path in paths:
             with open(path) as handle:
                 tmpl = template_format.parse(handle.read())
