@@ -8,6 +8,8 @@
    ``GET /allocation_candidates`` with and without the query filter's
    ``member_of=in:<rack>`` - candidates and latency, and their ratios.
 
+Exits non-zero, with a ``MISSED`` line, when a figure misses its target.
+
 Run with ``tools/benchmark.sh request_filters``.
 """
 
@@ -23,6 +25,7 @@ from oslo_config import cfg  # noqa: E402
 from oslo_serialization import jsonutils  # noqa: E402
 
 from nova import objects  # noqa: E402
+from benchmarks.common import Targets  # noqa: E402
 from benchmarks.common import timed  # noqa: E402
 from nova_scoped_policies import topology as topo  # noqa: E402
 from nova_scoped_policies.scheduler import aggregate_cache  # noqa: E402
@@ -119,10 +122,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     objects.register_all()
     fa, sq, n_forbidden = per_request(args.repeat)
-    print(f'forbidden_aggregates per request (1,000 aggregates, warm): '
-          f'{fa * 1e3:.3f} ms (target <= 1 ms)')
-    print(f'scoped_policy_query per request (1,000 members, 500 racks, '
-          f'{n_forbidden} forbidden): {sq * 1e3:.3f} ms (target <= 1 ms)')
+    targets = Targets()
+    targets.check('forbidden_aggregates per request (1,000 aggregates, '
+                  'warm)', fa * 1e3, 1, better='lower', unit=' ms')
+    targets.check(f'scoped_policy_query per request (1,000 members, 500 '
+                  f'racks, {n_forbidden} forbidden)', sq * 1e3, 1,
+                  better='lower', unit=' ms')
     setup, res = real_placement(max(3, args.repeat // 4), args.providers)
     (n_all, t_all), (n_rack, t_rack) = res['without'], res['with']
     print(f'real Placement, {args.providers} providers in 50 racks '
@@ -133,7 +138,9 @@ def main(argv=None):
           f'{t_rack * 1e3:.1f} ms')
     print(f'candidates_ratio: {n_all / max(n_rack, 1):.1f}')
     print(f'latency_ratio: {t_all / t_rack:.1f}')
-    return 0
+    # the query filter must narrow the candidates to the rack
+    targets.require('query_filter_narrows_candidates', n_rack < n_all)
+    return targets.status()
 
 
 if __name__ == '__main__':

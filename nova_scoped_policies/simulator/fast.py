@@ -130,17 +130,35 @@ class _Candidates:
         self.reach = reach
         self._fit: typing.Dict[int, bool] = {}   # class serial -> fits
         self._resources = tuple(sorted(query.resources.items()))
-        self._limited: typing.Optional[typing.Set[str]] = None
-        if query.limit is not None:
-            self._limited = {p.name for p in sim.placement.candidates(query)}
         # the hosts this boot has claimed (candidates until it ends)
         self.kept: typing.Set[str] = set()
+        sim.settle()
+        self._limited: typing.Optional[typing.Set[str]] = None
+        if query.limit is not None:
+            self._limited = self._first(query.limit)
         # the classes that fit, kept up to date with the classes the
         # boot's claims create (see firsts)
-        sim.settle()
         self._fitting = {cls.serial: cls for cls in sim.classes.values()
                          if self.fits(cls)}
         self._seen = len(sim.created)
+
+    def _first(self, limit: int) -> typing.Set[str]:
+        """The hosts of Placement's answer with a ``limit``: the first
+        ``limit`` that match and fit, in provider-uuid order (the fake's
+        :meth:`~.model.PlacementModel.candidates`), asked of their
+        classes: a walk that stops at the ``limit``-th, instead of every
+        provider's traits, aggregates and usage for every boot."""
+        found: typing.Set[str] = set()
+        if limit <= 0:
+            return found
+        class_of = self.sim.class_of
+        fits = self.fits
+        for host in self.sim.by_uuid():
+            if fits(class_of[host]):
+                found.add(host)
+                if len(found) == limit:
+                    break
+        return found
 
     def fits(self, cls: _Class) -> bool:
         """Do the class's hosts match the query and have room for it?"""
@@ -162,20 +180,19 @@ class _Candidates:
             if self.fits(cls):
                 fitting[cls.serial] = cls
         self._seen = len(sim.created)
-        found = []
-        emptied = []
-        for serial, cls in fitting.items():
-            if not cls.hosts:
-                emptied.append(serial)   # its hosts moved to other classes
-            elif self._limited is None and self.reach.everywhere:
-                # every host of a class that fits is a candidate
-                found.append((cls, 0))
-            else:
+        emptied = [serial for serial, cls in fitting.items()
+                   if not cls.hosts]   # their hosts moved to other classes
+        for serial in emptied:
+            del fitting[serial]
+        if self._limited is None and self.reach.everywhere:
+            # every host of a class that fits is a candidate
+            found = [(cls, 0) for cls in fitting.values()]
+        else:
+            found = []
+            for cls in fitting.values():
                 at = self.next_member(cls, ())
                 if at < len(cls.hosts):
                     found.append((cls, at))
-        for serial in emptied:
-            del fitting[serial]
         others = set()
         for host in self.kept:
             cls = sim.class_of[host]
@@ -388,6 +405,14 @@ class HostClasses:
             self._join(host, self.key(host))
         self.placement.changed.clear()
 
+    def by_uuid(self) -> typing.List[str]:
+        """Every host, in the order of its provider's uuid."""
+        found = getattr(self, '_by_uuid', None)
+        if found is None:
+            found = self._by_uuid = sorted(self.uuid_of,
+                                           key=self.uuid_of.get)
+        return found
+
     def key(self, host: str) -> _Key:
         """What the host's class shares."""
         used = self.placement.used(self.uuid_of[host])
@@ -477,24 +502,8 @@ class HostClasses:
         order = self.order
         crowded = {self.class_of[h].serial for h in special
                    if h in self.class_of}
-        merged: typing.Dict[tuple, typing.List[tuple]] = {}
-        key = alike.key
-        for cls, at in firsts:
-            if cls.serial in crowded:
-                at = candidates.next_member(cls, special)
-                if at == len(cls.hosts):
-                    continue
-            alike_key = key(cls)
-            streams = merged.get(alike_key)
-            if streams is None:
-                merged[alike_key] = [(cls, at)]
-            else:
-                streams.append((cls, at))
-        stands_for: typing.Dict[str, typing.List[tuple]] = {}
-        for streams in merged.values():
-            first = min((cls.hosts[at] for cls, at in streams),
-                        key=order.get)
-            stands_for[first] = streams
+        stands_for = self._merge(firsts, alike, crowded, candidates,
+                                 special)
         for host in special:
             if host in self.class_of and candidates.candidate(host):
                 stands_for[host] = [(None, host)]
@@ -529,6 +538,40 @@ class HostClasses:
                 host_state.allocation_candidates = [{'allocations': {
                     host_state.uuid: {'resources': resources}}}]
                 yield host_state
+
+    def _merge(self, firsts, alike: _Likeness, crowded: typing.Set[int],
+               candidates: _Candidates, special: typing.AbstractSet[str]
+               ) -> typing.Dict[str, typing.List[tuple]]:
+        """The classes of ``firsts`` alike for this request, merged: their
+        representative (the first of their first candidates in host-name
+        order) -> their streams, (class, index of its next candidate).
+
+        Every class that fits passes here for every instance of a
+        request: one loop, each merged group keeping its first host as
+        its classes join it.
+        """
+        order = self.order
+        # likeness key -> [order of its first host, the host, streams]
+        merged: typing.Dict[tuple, list] = {}
+        get = merged.get
+        key = alike.key
+        for cls, at in firsts:
+            if crowded and cls.serial in crowded:
+                at = candidates.next_member(cls, special)
+                if at == len(cls.hosts):
+                    continue
+            host = cls.hosts[at]
+            position = order[host]
+            alike_key = key(cls)
+            found = get(alike_key)
+            if found is None:
+                merged[alike_key] = [position, host, [(cls, at)]]
+            else:
+                found[2].append((cls, at))
+                if position < found[0]:
+                    found[0] = position
+                    found[1] = host
+        return {host: streams for _, host, streams in merged.values()}
 
     @staticmethod
     def special(spec, evaluation) -> typing.Set[str]:

@@ -5,6 +5,7 @@ import typing
 
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_versionedobjects import base as ovo_base
 
 from nova import objects
 from nova_scoped_policies.conf import scheduler as sched_conf
@@ -65,12 +66,29 @@ def forbid_aggregates(request_spec,
 
     What nova's ``Destination.append_forbidden_aggregates`` does, with one
     assignment: nova's ``|=`` on the field validates every uuid twice, a
-    quarter of a millisecond per request for 500 aggregates.
+    quarter of a millisecond per request for 500 aggregates. And when every
+    uuid already is a ``str``, without the field's coercion either: the
+    ``SetOfStringsField`` would copy the set element by element, each
+    string to itself (half the cost of a request filter with 500 forbidden
+    aggregates); the field is set as its setter sets it, and marked
+    changed.
     """
     dest = destination(request_spec)
-    current = (dest.forbidden_aggregates
-               if 'forbidden_aggregates' in dest else None)
-    dest.forbidden_aggregates = set(current or ()) | set(uuids)
+    found = set(dest.forbidden_aggregates
+                if 'forbidden_aggregates' in dest
+                and dest.forbidden_aggregates else ())
+    found.update(uuids)
+    if all(type(uuid) is str for uuid in found):
+        setattr(dest, _FORBIDDEN_ATTRIBUTE, found)
+        dest._changed_fields.add(_FORBIDDEN)
+    else:
+        dest.forbidden_aggregates = found
+
+
+_FORBIDDEN = 'forbidden_aggregates'
+_FORBIDDEN_ATTRIBUTE = ovo_base._get_attrname(_FORBIDDEN)
+"""The Destination field, and where oslo.versionedobjects keeps its
+value."""
 
 
 def too_many(name: str, what: str, uuids: typing.Collection[str]) -> bool:
