@@ -136,12 +136,12 @@ def hard_scoped(document: typing.Optional[policy.PolicyDocument]) -> bool:
     """Whether ``document`` has a hard item on a scope wider than a host,
     or a host-scope one that reads the group's members and that
     nova-compute does not check again at the claim (nova's own policies
-    are ``late_checked``): its boots are serialised."""
+    are ``nova_policy``): its boots are serialised."""
     if document is None:
         return False
     return any(plugin.hard and (
         item.scope != policy.HOST_SCOPE
-        or (not plugin.late_checked
+        or (not plugin.nova_policy
             and (item.policy is None or plugin.needs_members(item.policy))))
         for plugin, item in registry.items(document))
 

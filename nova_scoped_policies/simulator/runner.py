@@ -55,6 +55,7 @@ from nova.scheduler import weights as nova_weights
 from nova_scoped_policies.conf import store as store_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.engine import audit as audit_mod
 from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
@@ -120,7 +121,8 @@ def nova_policy(document) -> typing.Tuple[typing.Optional[str], dict]:
     what it wants at host level; None where the document has none.
     """
     for found in document.policies:
-        if found.scope == 'host' and found.identifier is None:
+        if found.scope == 'host' and found.identifier is None \
+                and registry.plugin_of(found.type).nova_policy:
             rules = {}
             most = document.rules.max_server_per.get('host')
             if found.type.value == 'anti-affinity' and most is not None:

@@ -320,7 +320,10 @@ class Scenario:
         domains = [topo.Domain(a.uuid, a.name, a.metadata['policy_scope'],
                                frozenset(a.hosts))
                    for a in self.aggregates if 'policy_scope' in a.metadata]
-        return topo.build(self.scopes, domains)
+        return topo.build(self.scopes, domains,
+                          licences=topo.licences(self.aggregates)
+                          ).with_traits({h.name: h.traits
+                                         for h in self.hosts})
 
 
 def _classes(path, resources):

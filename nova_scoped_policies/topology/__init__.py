@@ -15,6 +15,7 @@ from nova_scoped_policies.topology.model import Topology  # noqa: F401
 from nova_scoped_policies.topology.parsers import \
     ALLOW_IDENTIFIERS_KEY  # noqa: F401
 from nova_scoped_policies.topology.parsers import build  # noqa: F401
+from nova_scoped_policies.topology.parsers import licences  # noqa: F401
 from nova_scoped_policies.topology.parsers import \
     from_aggregates  # noqa: F401
 from nova_scoped_policies.topology.parsers import \

@@ -346,10 +346,10 @@ class PolicyPlugin(abc.ABC):
         if the item says (the solver merges hosts up to it); None."""
         return None
 
-    late_checked: bool = False
-    """nova-compute checks its host-scope policies again at the claim
-    (nova's own affinity and anti-affinity): boots need no lock for
-    them."""
+    nova_policy: bool = False
+    """Its word is one of nova's own server group policies (at the host
+    scope nova's group means it; nova-compute checks the hard ones again
+    at the claim, so their host-scope boots need no lock)."""
 
     def needs_members(self, policy: Policy) -> bool:
         """Whether ``policy`` reads a group's members (a scheduler hint

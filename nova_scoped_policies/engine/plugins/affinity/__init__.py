@@ -25,7 +25,7 @@ class Affinity(base.PolicyTypePlugin):
 
     name = PolicyType.AFFINITY.value
     policy_type = PolicyType.AFFINITY
-    late_checked = True
+    nova_policy = True
     filter = 'affinity'
     codes = {
         NOT_WITH_MEMBERS: 'only the {scope} domain of the {limit} placed '

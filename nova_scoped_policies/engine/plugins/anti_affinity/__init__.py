@@ -28,7 +28,7 @@ class AntiAffinity(base.PolicyTypePlugin):
 
     name = PolicyType.ANTI_AFFINITY.value
     policy_type = PolicyType.ANTI_AFFINITY
-    late_checked = True
+    nova_policy = True
     filter = 'anti-affinity'
     rules = (base.Rule(MAX_SERVER_PER, types=(name,)),)
     codes = {

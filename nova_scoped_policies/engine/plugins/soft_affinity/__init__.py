@@ -45,6 +45,7 @@ class SoftAffinity(base.PolicyTypePlugin):
     name = PolicyType.SOFT_AFFINITY.value
     policy_type = PolicyType.SOFT_AFFINITY
     hard = False
+    nova_policy = True
     weigher = 'soft-affinity'
 
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:

@@ -17,6 +17,7 @@ class SoftAntiAffinity(base.PolicyTypePlugin):
     name = PolicyType.SOFT_ANTI_AFFINITY.value
     policy_type = PolicyType.SOFT_ANTI_AFFINITY
     hard = False
+    nova_policy = True
     weigher = 'soft-anti-affinity'
 
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
