@@ -116,14 +116,15 @@ def families(kind: str) -> typing.FrozenSet[str]:
 
 
 def items(document: PolicyDocument,
-          plugins: typing.Iterable[PolicyPlugin] = PLUGINS
+          plugins: typing.Optional[typing.Iterable[PolicyPlugin]] = None
           ) -> typing.List[typing.Tuple[PolicyPlugin, Item]]:
     """Every item of ``document`` with its plugin: the document's policies
     in their order, then its rules.
 
     :param document: the group's validated document.
-    :param plugins: the plugins to ask.
+    :param plugins: the plugins to ask (default: :data:`PLUGINS`).
     """
+    plugins = PLUGINS if plugins is None else plugins
     found = [(plugin, item) for plugin in plugins
              for item in plugin.items(document)]
     order = {p: i for i, p in enumerate(document.policies)}

@@ -186,18 +186,41 @@ def test_a_new_plugin_needs_no_engine_change():
 
 
 class _AwayFrom(base.PolicyTypePlugin):
-    """A toy policy type, ``away-from:S``: no two members in one domain of
-    S. Its module defines the word; the registry lists the plugin."""
+    """A toy policy type, ``away-from:S`` with the rule ``away_limit_S``:
+    at most that many members (default 1) in one domain of S. Everything
+    it means is here: its word, rule, reason code and sentence, nova
+    filter, joint encoding."""
 
     name = 'away-from'
+    filter = 'anti-affinity'
+    rules = (base.Rule('away_limit_', types=('away-from',)),)
+    codes = {'taken': '{all}{n} {scope} domains are taken'}
+
+    def limit(self, rules, scope):
+        return rules.per_scope('away_limit_').get(scope, 1)
 
     def check(self, item, ctx):
         counts = ctx.counts(item.scope)
+        limit = self.limit(ctx.rules, item.scope)
         return ctx.locate(item.scope, item.label, lambda host, domain: (
-            f'{item.label}: {domain} is taken' if counts[domain] else None))
+            engine.Reason('taken', item.label, item.scope,
+                          f'{item.label}: {domain} is taken', domain=domain)
+            if counts[domain] >= limit else None))
+
+    def encode(self, item, clause, rules, model):
+        for xs in model.by_domain(clause.servers, item.scope).values():
+            model.m.Add(sum(xs) <= self.limit(rules, item.scope))
+
+
+class _Host:
+    def __init__(self, host):
+        self.host = host
 
 
 def test_a_new_policy_type_is_one_plugin(monkeypatch):
+    from nova_scoped_policies.scheduler.filters import scoped_anti_affinity
+    from nova_scoped_policies.scheduler import state
+
     with pytest.raises(PolicyError, match='unknown policy type'):
         parse_document({'policies': ['away-from:rack']})
     # what its module and the registry's entry do, undone after the test
@@ -207,9 +230,46 @@ def test_a_new_policy_type_is_one_plugin(monkeypatch):
         'away-from', hard=True, attracts=False), raising=False)
     monkeypatch.setattr(registry, 'PLUGINS',
                         registry.PLUGINS + (_AwayFrom(),))
-    document = parse_document({'policies': ['away-from:rack']})
-    assert [str(p) for p in document.policies] == ['away-from:rack']
+    # the parser: its word and its rule
+    document = parse_document({'policies': ['away-from:rack'],
+                               'rules': {'away_limit_rack': 2}})
+    assert document.to_dict() == {'policies': ['away-from:rack'],
+                                  'rules': {'away_limit_rack': 2}}
+    with pytest.raises(PolicyError, match='needs the policy away-from:rack'):
+        parse_document({'policies': ['anti-affinity:rack'],
+                        'rules': {'away_limit_rack': 2}})
+    # the engine and the tenant's sentence
     ev = engine.Engine().prepare(engine.Request(
-        document, TOPOLOGY, {'m1': 'h1'}))
-    assert ev.reasons('h2') == ('away-from:rack: rack-1 is taken',)
-    assert not ev.reasons('h3')
+        document, TOPOLOGY, {'m1': 'h1', 'm2': 'h3', 'm3': 'h4'}))
+    assert [r.message for r in ev.reasons('h3')] == [
+        'away-from:rack: rack-2 is taken']
+    assert not ev.reasons('h1')
+    assert engine.summary({'h3': ev.reasons('h3')}) == \
+        'scoped policies: away-from:rack: all 1 rack domains are taken'
+    # nova's filter carries it, read from the registry
+    flt = scoped_anti_affinity.ScopedAntiAffinityFilter()
+    assert 'away-from' in flt.families
+
+    class _States:
+        def evaluation(self, spec_obj):
+            return ev
+    monkeypatch.setattr(state, 'states', _States)
+    passed = flt.filter_all([_Host(h) for h in HOSTS], {})
+    assert [h.host for h in passed] == ['h1', 'h2', 'h5', 'h6']
+    # the scope checks of the API, scenarios and stacks
+    assert registry.undefined_scope(
+        parse_document({'policies': ['away-from:rack', 'away-from:row'],
+                        'rules': {'away_limit_row': 1}}),
+        lambda scope: scope != 'row').field == 'policies[1]'
+    # the joint solver
+    stack = stack_model.parse({'stack': {'name': 's', 'group': {
+        'name': 'g', 'policies': ['away-from:rack'],
+        'servers': {'count': 3, 'flavor': {'resources': {'VCPU': 1}}}}}})
+    world = stack_world.World(tuple(
+        stack_world.HostState(h, f'rp-{h}', {'VCPU': 4}, frozenset())
+        for h in HOSTS), TOPOLOGY)
+    decision = solver.decide(stack, world)
+    assert decision.feasible
+    racks = [next(r for r, hosts in DOMAINS['rack'].items() if h in hosts)
+             for h in decision.assignments.values()]
+    assert sorted(racks) == ['rack-1', 'rack-2', 'rack-3']
