@@ -110,3 +110,20 @@ class LicenseTest(base.ScopedPoliciesTestCase):
                             expected='ERROR')[0]
         self.assertIn('license:DB2: all 6 hosts left are not licensed',
                       failed['fault']['message'])
+
+    def test_moves_stay_on_licensed_hosts(self):
+        server = self._boot(None, {'policies': ['license:oracle']})[0]
+        source = self.host_of(server)
+        (other,) = {'h3', 'h4'} - {source}
+        # cold migration without a target: the other licensed host
+        server = self._migrate_server(server, api=self.admin_api)
+        self.assertEqual(other, self.host_of(server))
+        server = self._confirm_resize(server)
+        # to an unlicensed target: refused, and the server stays
+        self.admin_api.post_server_action(server['id'],
+                                          {'migrate': {'host': 'h1'}})
+        event = self._wait_for_action_fail_completion(
+            server, 'migrate', 'conductor_migrate_server')
+        self.assertIn('NoValidHost', event.get('traceback') or str(event))
+        server = self._wait_for_state_change(server, 'ACTIVE')
+        self.assertEqual(other, self.host_of(server))
