@@ -68,9 +68,10 @@ def parse_policy(text: object, field: str = 'policy') -> Policy:
     parts = text.split(':', 2)
     plugin = registry.by_word().get(parts[0])
     if plugin is None:
-        raise PolicyError(field, text, 'unknown policy type '
-                          f'{shown(parts[0])}; expected one of '
-                          f'{", ".join(vocabulary())}')
+        # the value is echoed already: repeat a short word only
+        word = f' {shown(parts[0])}' if len(parts[0]) <= 32 else ''
+        raise PolicyError(field, text, f'unknown policy type{word}; '
+                          f'expected one of {", ".join(vocabulary())}')
     return plugin.parse(parts, text, field)
 
 
