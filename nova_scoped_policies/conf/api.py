@@ -76,6 +76,25 @@ the soft policies); when none was found, the answer says the stack may still
 fit. The request waits at most about this long plus Placement reads.
 """),
     cfg.IntOpt(
+        'stack_workers',
+        default=0,
+        min=0,
+        help="""
+Search workers of the joint solver for one stack decision; 0 uses every
+core of the machine.
+
+More workers find a first decision sooner on large clouds; with one, the
+same cloud and stack always give the same decision (the simulator uses
+one). Whatever the solver finds, a decision that meets every hard policy
+is tried one server at a time when the solver found none in 60% of
+``stack_time_limit``, so a stack that fits that way is never refused for
+lack of time.
+
+Related options:
+
+* ``stack_time_limit``
+"""),
+    cfg.IntOpt(
         'stack_reap_interval',
         default=60,
         min=0,

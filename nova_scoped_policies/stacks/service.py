@@ -18,6 +18,7 @@ share everything else::
 """
 
 import dataclasses
+import os
 import typing
 
 from nova_scoped_policies.stacks import model
@@ -97,12 +98,13 @@ class Outcome:
 def decide_and_hold(stack: model.Stack, source: WorldSource,
                     holder: Holder, recorder: Recorder,
                     time_limit: float = 10.0,
-                    attempts: int = ATTEMPTS) -> Outcome:
+                    attempts: int = ATTEMPTS, workers: int = 1) -> Outcome:
     """Decide the whole stack, hold it, record it.
 
     :param stack: the validated stack, real ids.
     :param time_limit: seconds the solver may take per decision.
     :param attempts: decisions tried when holds are refused.
+    :param workers: the solver's search workers (0: every core).
     :raises Infeasible: the stack does not fit, or its capacity was taken
         while deciding ``attempts`` times.
     :raises model.StackError: the stack names an undefined scope, scopes
@@ -111,7 +113,8 @@ def decide_and_hold(stack: model.Stack, source: WorldSource,
     """
     for attempt in range(1, attempts + 1):
         world = source.world(stack)
-        decision = solver.decide(stack, world, time_limit)
+        decision = solver.decide(stack, world, time_limit,
+                                 workers=workers or os.cpu_count() or 1)
         if not decision.feasible:
             raise Infeasible(decision.reason)
         try:

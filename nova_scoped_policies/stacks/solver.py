@@ -6,6 +6,7 @@ import time
 import typing
 
 from nova_scoped_policies.engine import Engine
+from nova_scoped_policies.engine import join
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
@@ -13,6 +14,7 @@ from nova_scoped_policies.stacks.clauses import Clause
 from nova_scoped_policies.stacks.clauses import check_server
 from nova_scoped_policies.stacks.clauses import compile_stack
 from nova_scoped_policies.stacks.clauses import items as clause_items
+from nova_scoped_policies.stacks.clauses import member_requests
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks.world import HostState
 from nova_scoped_policies.stacks.world import World
@@ -71,8 +73,13 @@ def _domain_of(topology: Topology, scope: str,
     return found[0] if len(found) == 1 else None
 
 
+def _accepts_traits(flavor: model.Flavor, host: HostState) -> bool:
+    return flavor.required <= host.traits and \
+        not flavor.forbidden & host.traits
+
+
 def _accepts(flavor: model.Flavor, host: HostState) -> bool:
-    if not flavor.required <= host.traits or flavor.forbidden & host.traits:
+    if not _accepts_traits(flavor, host):
         return False
     return all(host.free.get(rc, 0) >= n
                for rc, n in flavor.resources.items() if n)
@@ -182,12 +189,27 @@ class _Model:
         self.x: typing.Dict[typing.Tuple[int, int], typing.Any] = {}
         self.cost: typing.List[typing.Any] = []
         self._present: typing.Dict[tuple, typing.Any] = {}
+        self._domains: typing.Dict[str, typing.List[typing.Any]] = {}
         self.hard_items: typing.List[typing.Tuple[Clause, base.Item]] = []
         hard_scopes = self._hard_scopes(clauses)
+        # slots of one class and servers of one flavor and scopes are
+        # alike: which slots a server may use is computed once per kind
+        by_kind: typing.Dict[tuple, typing.List[int]] = {}
         for si, server in enumerate(self.servers):
-            for ti, slot in enumerate(slots):
-                if self._eligible(server, slot, rcs, hard_scopes[si]):
-                    self.x[si, ti] = self.m.NewBoolVar('')
+            kind = (server.flavor, frozenset(hard_scopes[si]))
+            found = by_kind.get(kind)
+            if found is None:
+                verdict: typing.Dict[int, bool] = {}
+                found = by_kind[kind] = []
+                for ti, slot in enumerate(slots):
+                    ok = verdict.get(slot.klass)
+                    if ok is None:
+                        ok = verdict[slot.klass] = self._eligible(
+                            server, slot, rcs, hard_scopes[si])
+                    if ok:
+                        found.append(ti)
+            for ti in found:
+                self.x[si, ti] = self.m.NewBoolVar('')
         self.by_server: typing.Dict[int, typing.List[int]] = {}
         self.by_slot: typing.Dict[int, typing.List[int]] = {}
         for si, ti in self.x:
@@ -237,15 +259,16 @@ class _Model:
                    for s in hard_scopes)
 
     def _capacity(self, rcs) -> None:
+        weighted = self.cp.LinearExpr.WeightedSum
+        demand = [[s.flavor.resources.get(rc, 0) for rc in rcs]
+                  for s in self.servers]
         for ti, sis in self.by_slot.items():
             slot = self.slots[ti]
-            for ri, rc in enumerate(rcs):
-                needs = [self.servers[si].flavor.resources.get(rc, 0)
-                         for si in sis]
+            for ri in range(len(rcs)):
+                needs = [demand[si][ri] for si in sis]
                 if sum(needs) > slot.free[ri]:
-                    self.m.Add(sum(n * self.x[si, ti]
-                                   for n, si in zip(needs, sis) if n)
-                               <= slot.free[ri])
+                    self.m.Add(weighted([self.x[si, ti] for si in sis],
+                                        needs) <= slot.free[ri])
 
     def _symmetry(self) -> None:
         """Slots of one class are interchangeable: use them in order."""
@@ -279,11 +302,15 @@ class _Model:
     def by_domain(self, names: typing.Iterable[str], scope: str
                   ) -> typing.Dict[typing.Any, typing.List[typing.Any]]:
         found: typing.Dict[typing.Any, typing.List[typing.Any]] = {}
+        domains = self._domains.get(scope)
+        if domains is None:
+            domains = self._domains[scope] = [
+                self.domain(ti, scope) for ti in range(len(self.slots))]
+        x = self.x
         for name in names:
             si = self.index[name]
             for ti in self.by_server.get(si, ()):
-                found.setdefault(self.domain(ti, scope), []).append(
-                    self.x[si, ti])
+                found.setdefault(domains[ti], []).append(x[si, ti])
         return found
 
     def present(self, names: typing.Tuple[str, ...], scope: str
@@ -360,6 +387,51 @@ def _solve(cp_model, built: _Model, time_limit: float, workers: int,
     return solver, status
 
 
+FIRST_SHARE = 0.4
+"""The most of a decision's time limit the one-at-a-time decision
+(:func:`one_at_a_time`) may take; the solver starts from it and has the
+rest."""
+
+
+def one_at_a_time(stack: model.Stack, world: World,
+                  clauses: typing.Sequence[Clause],
+                  deadline: typing.Optional[float] = None
+                  ) -> typing.Optional[typing.Dict[str, str]]:
+    """nova's way: each server, in document order, on the passing host
+    with the most memory free (then the most VCPU, then by name), never
+    revisited; the engine's checks against the servers placed before it.
+    All or nothing: None when a server finds no host (or ``deadline``,
+    a ``time.monotonic()``, passes).
+    """
+    engine = Engine()
+    free = {h.name: collections.Counter(h.free) for h in world.hosts}
+    accepts = {h.name: h for h in world.hosts}
+    placed: typing.Dict[str, str] = {}
+    for server in stack.servers:
+        if deadline is not None and time.monotonic() > deadline:
+            return None
+        need = server.flavor.resources
+        evaluation = join(engine.prepare(r) for r in member_requests(
+            clauses, world.topology, placed, server.name))
+        checks = evaluation.checks_for() if evaluation is not None else ()
+        best = None
+        # the roomiest host first: the first that passes is the one
+        for name in sorted(free, key=lambda h: (
+                free[h]['MEMORY_MB'], free[h]['VCPU'], h), reverse=True):
+            left = free[name]
+            if any(left[rc] < n for rc, n in need.items() if n) \
+                    or not _accepts_traits(server.flavor, accepts[name]) \
+                    or any(check(name) is not None for check in checks):
+                continue
+            best = name
+            break
+        if best is None:
+            return None
+        free[best].subtract(need)
+        placed[server.name] = best
+    return placed
+
+
 def _unfit_server(stack: model.Stack, world: World,
                   rcs: typing.Sequence[str]) -> typing.Optional[str]:
     for group in stack.root.walk():
@@ -422,9 +494,12 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     """One joint decision for the whole stack, all or nothing.
 
     Hard policies and the capacity of every host are constraints, soft
-    policies the objective (lower cost is better). The best decision found
-    within ``time_limit`` is returned; it is replayed through the engine's
-    host checks first.
+    policies the objective (lower cost is better). A decision one server
+    at a time (:func:`one_at_a_time`) comes first: CP-SAT starts from it,
+    and it is the answer when CP-SAT finds no decision in time, so a
+    stack that fits that way is never refused for lack of time. The best
+    decision found within ``time_limit`` is returned; it is replayed
+    through the engine's host checks first.
 
     :param stack: the validated stack.
     :param world: hosts, topology and existing servers, real ids.
@@ -444,9 +519,26 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     world = with_traits(world)
     clauses = compile_stack(stack, world)
     rcs = _resource_classes(stack)
+    deadline = started + time_limit
+    # a decision that meets every hard policy first, nova's way: the
+    # solver's starting point, and the answer when it finds none in time
+    first = one_at_a_time(stack, world, clauses,
+                          started + time_limit * FIRST_SHARE)
     slots = _classes(stack, world, clauses, rcs, merge)
     built = _Model(cp_model, stack, world, clauses, slots, rcs)
-    solver, status = _solve(cp_model, built, time_limit, workers, seed)
+    if first is not None:
+        # CP-SAT starts from the one-at-a-time decision
+        at = {slot.host: ti for ti, slot in enumerate(slots)}
+        for (si, ti), var in built.x.items():
+            host = first.get(built.servers[si].name)
+            if host in at:
+                built.m.AddHint(var, at[host] == ti)
+    solver, status = _solve(cp_model, built,
+                            deadline - time.monotonic(), workers, seed)
+    if status == cp_model.UNKNOWN and first is not None:
+        replay(stack, world, clauses, first)
+        return Decision(True, first, '', time.monotonic() - started,
+                        False, _cost_of(cp_model, built, first))
     reason = _failed(cp_model, status, (stack, world, clauses, slots, rcs,
                                         time_limit, workers, seed),
                      f'no decision found in {time_limit:g} s; the stack '
@@ -458,6 +550,22 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     return Decision(True, assignments, '', time.monotonic() - started,
                     status == cp_model.OPTIMAL,
                     int(round(solver.ObjectiveValue())) if built.cost else 0)
+
+
+def _cost_of(cp_model, built: _Model, assignments: typing.Mapping[str, str]
+             ) -> int:
+    """The soft policies' cost of ``assignments`` in ``built`` (0 when it
+    has no cost, or a host is not a slot of the model)."""
+    if not built.cost:
+        return 0
+    slot = {s.host: ti for ti, s in enumerate(built.slots)}
+    for (si, ti), var in built.x.items():
+        host = assignments.get(built.servers[si].name)
+        built.m.Add(var == int(slot.get(host) == ti))
+    solver, status = _solve(cp_model, built, 1.0, 1, 0)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return int(round(solver.ObjectiveValue()))
+    return 0
 
 
 @dataclasses.dataclass(frozen=True)

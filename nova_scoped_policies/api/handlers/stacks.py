@@ -172,7 +172,8 @@ def create_stack(req: webob.Request) -> webob.Response:
             stack, decisions.Source(service, project, admin),
             decisions.Holder(service.placement, project, user),
             decisions.Recorder(store, data, project, user),
-            service.conf.scoped_policies_api.stack_time_limit)
+            service.conf.scoped_policies_api.stack_time_limit,
+            workers=service.conf.scoped_policies_api.stack_workers)
     except model.StackError as exc:
         raise webob.exc.HTTPBadRequest(explanation=str(exc))
     except solver.SolverUnavailable as exc:
