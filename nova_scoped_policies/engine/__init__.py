@@ -12,6 +12,7 @@ Plain data in (a :class:`Request`), decisions, weights and reasons out::
 import dataclasses
 import typing
 
+from nova_scoped_policies.engine import context as context_mod
 from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import HostWeight
 from nova_scoped_policies.engine.context import PlacementContext
@@ -40,13 +41,15 @@ def _weigh(entries: typing.Iterable[Weigher],
     """Each soft item's raw weights over ``hosts`` scaled to [0, 1] (as
     nova scales a weigher's), times its ``weight_<policy>``, summed: one
     item of weight w counts w times one nova weigher."""
-    total = [0.0] * len(hosts)
+    total: typing.Optional[typing.List[float]] = None
     for _, fn, weight in entries:
-        raw = [fn(h) for h in hosts]
-        low, high = min(raw, default=0.0), max(raw, default=0.0)
-        if high > low:
-            scale = weight / (high - low)
-            total = [t + (v - low) * scale for t, v in zip(total, raw)]
+        values = context_mod.scaled(fn, hosts)
+        if weight != 1:
+            values = [v * weight for v in values]
+        total = values if total is None else [
+            t + v for t, v in zip(total, values)]
+    if total is None:
+        return [0.0] * len(hosts)
     return total
 
 
@@ -149,6 +152,16 @@ class Evaluation:
         return [pi for family, pairs in self._checks.items()
                 if not key or family in key
                 for pi in self._check_items[family]]
+
+    def passing(self, hosts: typing.Sequence[str],
+                families: typing.Iterable[str] = ()) -> typing.List[bool]:
+        """Whether each of ``hosts`` passes the checks of ``families``
+        (default: all), in one pass per check; the hosts are the
+        request's candidates (``checks_for``)."""
+        out: typing.Set[str] = set()
+        for check in self.checks_for(families, hosts):
+            out |= context_mod.rejected(check, hosts)
+        return [host not in out for host in hosts]
 
     def reasons(self, host: str, families: typing.Iterable[str] = ()
                 ) -> typing.Tuple[Reason, ...]:
@@ -262,6 +275,8 @@ class JointEvaluation:
                 ) -> typing.Tuple[Reason, ...]:
         return tuple(r for p in self.parts
                      for r in p.reasons(host, families))
+
+    passing = Evaluation.passing
 
     def weighers(self, kind: str) -> typing.List[Weigher]:
         return [w for p in self.parts for w in p.weighers(kind)]

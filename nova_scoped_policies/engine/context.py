@@ -3,6 +3,7 @@
 import collections
 import copy
 import dataclasses
+import itertools
 import typing
 
 from nova_scoped_policies.engine import reasons
@@ -15,9 +16,125 @@ DEFAULT_MAX_SERVER_PER = 1
 """Nova's anti-affinity limit when max_server_per_<scope> is absent."""
 
 HostCheck = typing.Callable[[str], typing.Optional[reasons.Reason]]
-"""A prepared hard policy: host name -> None (pass) or the reason."""
+"""A prepared hard policy: host name -> None (pass) or the reason. It may
+be a :class:`Check`, which also answers for many hosts in one pass."""
 HostWeight = typing.Callable[[str], float]
-"""A prepared soft policy: host name -> raw weight (higher wins)."""
+"""A prepared soft policy: host name -> raw weight (higher wins). It may
+be a :class:`Weigh`, which also answers for many hosts in one pass."""
+
+Names = typing.Sequence[str]
+
+
+class Check:
+    """A host check that also answers for a whole list of hosts at once
+    (what nova's ``filter_all`` hands a filter): the per-request work is
+    done once and the pass over the hosts runs at C speed.
+
+    :param one: host -> None (pass) or the reason.
+    :param rejected: host names -> a set holding every one of them the
+        check rejects, and none it passes (it may hold other hosts).
+    """
+
+    __slots__ = ('_one', '_rejected')
+
+    def __init__(self, one: typing.Callable[[str], typing.Optional[
+            reasons.Reason]],
+                 rejected: typing.Callable[[Names], typing.AbstractSet[str]]
+                 ) -> None:
+        self._one = one
+        self._rejected = rejected
+
+    def __call__(self, host: str) -> typing.Optional[reasons.Reason]:
+        return self._one(host)
+
+    def rejected(self, names: Names) -> typing.AbstractSet[str]:
+        return self._rejected(names)
+
+
+def rejected(check: HostCheck, names: Names) -> typing.AbstractSet[str]:
+    """The hosts of ``names`` ``check`` rejects (one pass when it is a
+    :class:`Check`)."""
+    if isinstance(check, Check):
+        return check.rejected(names)
+    return {name for name in names if check(name) is not None}
+
+
+class Weigh:
+    """A host weight that also answers for a list of hosts at once.
+
+    :param one: host -> raw weight.
+    :param many: host names -> their raw weights, in order.
+    :param factor: the weight is ``offset + factor * one(host)``: a
+        weight scaled to [0, 1] over the hosts (``engine._weigh``) reads
+        ``many`` and the factor's sign alone.
+    :param offset: see ``factor``.
+    """
+
+    __slots__ = ('_one', '_many', 'factor', 'offset')
+
+    def __init__(self, one: typing.Callable[[str], float],
+                 many: typing.Callable[[Names], typing.List[float]],
+                 factor: float = 1.0, offset: float = 0.0) -> None:
+        self._one = one
+        self._many = many
+        self.factor = factor
+        self.offset = offset
+
+    def __call__(self, host: str) -> float:
+        return self.offset + self.factor * self._one(host)
+
+    def many(self, names: Names) -> typing.List[float]:
+        values = self._many(names)
+        if self.factor == 1.0 and self.offset == 0.0:
+            return values
+        return [self.offset + self.factor * v for v in values]
+
+    def scaled(self, names: Names) -> typing.List[float]:
+        """The weights of ``names`` scaled to [0, 1] (all 0 when alike):
+        what nova's normalisation makes of them."""
+        values = self._many(names)
+        low, high = min(values, default=0.0), max(values, default=0.0)
+        if high <= low:
+            return [0.0] * len(values)
+        if self.factor < 0:
+            scale = 1.0 / (low - high)
+            return [(v - high) * scale for v in values]
+        scale = 1.0 / (high - low)
+        return [(v - low) * scale for v in values]
+
+    def transformed(self, factor: float, offset: float) -> 'Weigh':
+        """``offset + factor * self``."""
+        return Weigh(self._one, self._many, self.factor * factor,
+                     self.offset * factor + offset)
+
+
+def weights(weigh: HostWeight, names: Names) -> typing.List[float]:
+    """The raw weights of ``names`` (one pass when ``weigh`` is a
+    :class:`Weigh`)."""
+    if isinstance(weigh, Weigh):
+        return weigh.many(names)
+    return [weigh(name) for name in names]
+
+
+def scaled(weigh: HostWeight, names: Names) -> typing.List[float]:
+    """The weights of ``names`` scaled to [0, 1] over them (all 0 when
+    alike), as nova scales one weigher's."""
+    if isinstance(weigh, Weigh):
+        return weigh.scaled(names)
+    return Weigh(weigh, lambda hosts: [weigh(h) for h in hosts]).scaled(
+        names)
+
+
+def hosts_check(bad: typing.AbstractSet[str],
+                reason: typing.Callable[[str], reasons.Reason],
+                allowed: bool = False) -> Check:
+    """A check of hosts by name: those in ``bad`` fail with
+    ``reason(host)``; with ``allowed``, those *not* in ``bad`` do."""
+    if allowed:
+        return Check(lambda host: None if host in bad else reason(host),
+                     lambda names: set(names).difference(bad))
+    return Check(lambda host: reason(host) if host in bad else None,
+                 lambda names: bad)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,7 +308,10 @@ class PlacementContext:
 
         :param scope: the scope.
         :param label: the policy or rule, for reasons.
-        :param on_domain: the check of a host known to be in one domain.
+        :param on_domain: the check of a host known to be in one domain;
+            whether it rejects depends on the domain alone (the host only
+            words the reason), so the many-hosts pass asks it once per
+            domain.
         """
         if scope == HOST_SCOPE:
             return lambda host: on_domain(host, host)
@@ -217,7 +337,16 @@ class PlacementContext:
             return reasons.Reason(
                 reasons.NO_DOMAIN, label, scope,
                 f'{label}: host {host} is in no domain of scope {scope}')
-        return check
+
+        def rejected(names: Names) -> typing.Set[str]:
+            domains = list(map(single_get, names))
+            # one host of each domain words its verdict (C speed: the
+            # last of each wins)
+            bad = {domain for domain, host in dict(zip(domains, names)).items()
+                   if domain is None or on_domain(host, domain) is not None}
+            return set(itertools.compress(names, map(bad.__contains__,
+                                                     domains)))
+        return Check(check, rejected)
 
     def unknown_scope(self, scope: str, label: str) -> HostCheck:
         """A check that fails every host: the scope is not defined."""

@@ -5,6 +5,7 @@ import typing
 from oslo_log import log as logging
 
 from nova.scheduler import filters
+from nova_scoped_policies.engine import context
 from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.scheduler import state
 
@@ -38,39 +39,43 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
         evaluation = state.states().evaluation(spec_obj)
         if evaluation is None:
             return filter_obj_list
-        checks = evaluation.checks_for(
-            self.families, [h.host for h in filter_obj_list])
+        hosts = list(filter_obj_list)
+        names = [h.host for h in hosts]
+        checks = evaluation.checks_for(self.families, names)
         if not checks:
-            return filter_obj_list
-        passed = []
-        rejected = []
-        for host_state in filter_obj_list:
-            host = host_state.host
-            for check in checks:
-                reason = check(host)
-                if reason is not None:
-                    rejected.append((host, reason))
-                    break
-            else:
-                passed.append(host_state)
-        if rejected:
-            self._log(spec_obj, passed, rejected)
+            return hosts
+        # one pass over the hosts per check (Check.rejected), then one
+        # to keep the others; reasons are worded only for the log
+        out: typing.Set[str] = set()
+        for check in checks:
+            out |= context.rejected(check, names)
+        passed = [h for h, name in zip(hosts, names) if name not in out]
+        if len(passed) < len(hosts):
+            self._log(spec_obj, passed, checks,
+                      [name for name in names if name in out])
         return passed
 
     def host_passes(self, host_state, spec_obj):
         return bool(self.filter_all([host_state], spec_obj))
 
-    def _log(self, spec_obj, passed, rejected):
+    def _log(self, spec_obj, passed, checks, names):
         name = self.__class__.__name__
         uuid = spec_obj.instance_uuid if 'instance_uuid' in spec_obj else None
-        if LOG.isEnabledFor(logging.DEBUG):
-            for host, reason in rejected:
+        debug = LOG.isEnabledFor(logging.DEBUG)
+        if not debug and passed:
+            return
+        rejected = []
+        for host in names if debug else names[:_LOGGED_REASONS]:
+            reason = next(r for r in map(lambda c: c(host), checks)
+                          if r is not None)
+            rejected.append((host, reason))
+            if debug:
                 LOG.debug('%s rejected %s: %s', name, host, reason,
                           instance_uuid=uuid)
         if not passed:
             shown = '; '.join(str(r) for _, r in rejected[:_LOGGED_REASONS])
-            more = len(rejected) - _LOGGED_REASONS
+            more = len(names) - _LOGGED_REASONS
             LOG.info('%(name)s rejected all %(n)d host(s): %(shown)s%(more)s',
-                     {'name': name, 'n': len(rejected), 'shown': shown,
+                     {'name': name, 'n': len(names), 'shown': shown,
                       'more': f' (and {more} more)' if more > 0 else ''},
                      instance_uuid=uuid)

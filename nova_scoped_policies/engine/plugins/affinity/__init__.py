@@ -4,6 +4,7 @@ import typing
 
 from nova_scoped_policies.engine import reasons
 from nova_scoped_policies.engine.context import HostCheck
+from nova_scoped_policies.engine.context import hosts_check
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
@@ -80,7 +81,7 @@ class Affinity(base.PolicyTypePlugin):
                 domain=name, count=0, limit=placed)
 
         if scope == HOST_SCOPE:
-            return lambda host: None if host in counts else reason(host)
+            return hosts_check(frozenset(counts), reason, allowed=True)
 
         def on_domain(host: str, domain: str):
             return None if domain in counts else reason(domain)

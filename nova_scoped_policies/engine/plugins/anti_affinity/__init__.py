@@ -5,6 +5,7 @@ import typing
 from nova_scoped_policies.engine import reasons
 from nova_scoped_policies.engine.context import DEFAULT_MAX_SERVER_PER
 from nova_scoped_policies.engine.context import HostCheck
+from nova_scoped_policies.engine.context import hosts_check
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import HOST_SCOPE
@@ -69,13 +70,7 @@ class AntiAffinity(base.PolicyTypePlugin):
         if scope == HOST_SCOPE:
             if not full:
                 return None
-            exempt = ctx.current_host
-
-            def host_check(host: str):
-                if host in full and host != exempt:
-                    return reason(host)
-                return None
-            return host_check
+            return hosts_check(full - {ctx.current_host}, reason)
 
         def on_domain(host: str, domain: str):
             return reason(domain) if domain in full else None

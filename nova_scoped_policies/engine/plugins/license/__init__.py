@@ -12,6 +12,7 @@ import typing
 
 from nova_scoped_policies.engine import reasons
 from nova_scoped_policies.engine.context import HostCheck
+from nova_scoped_policies.engine.context import hosts_check
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.errors import PolicyError
@@ -61,7 +62,7 @@ class License(ProductPlugin):
             f'{item.label}: the host is not licensed for {product} (no '
             f'aggregate with license:{product}=allowed, no trait '
             f'CUSTOM_LICENSE_{product})')
-        return lambda host: None if host in licensed else reason
+        return hosts_check(licensed, lambda host: reason, allowed=True)
 
     def constraint(self, item: base.Item, ctx: PlacementContext
                    ) -> typing.Optional[base.Constraint]:

@@ -1,6 +1,10 @@
 """soft-affinity:S and soft-affinity:S:ID."""
 
+import itertools
+import typing
+
 from nova_scoped_policies.engine.context import HostWeight
+from nova_scoped_policies.engine.context import Weigh
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.model import PolicyType
@@ -20,11 +24,13 @@ def members_near(item: base.Item, ctx: PlacementContext) -> HostWeight:
         return lambda host: float(target in domains_of(scope, host))
     counts = ctx.counts(scope)
     if not counts:
-        return lambda host: 0.0
+        return Weigh(lambda host: 0.0, lambda names: [0.0] * len(names))
     get = counts.get
     index = ctx.topology.index(scope)
     if index is None:  # the host scope
-        return lambda host: float(get(host, 0))
+        return Weigh(lambda host: float(get(host, 0)),
+                     lambda names: list(map(get, names,
+                                            itertools.repeat(0))))
     single_get = index.single.get
 
     def weight(host: str) -> float:
@@ -32,7 +38,20 @@ def members_near(item: base.Item, ctx: PlacementContext) -> HostWeight:
         if domain is not None:
             return float(get(domain, 0))
         return float(sum(get(d, 0) for d in index.multiple.get(host, ())))
-    return weight
+
+    def many(names) -> typing.List[float]:
+        if index.multiple:
+            return [weight(host) for host in names]
+        return list(map(get, map(single_get, names),
+                        itertools.repeat(0)))
+    return Weigh(weight, many)
+
+
+def shifted(weigh: HostWeight, factor: float, offset: float) -> Weigh:
+    """``offset + factor * weigh(host)``, for one host or many."""
+    if not isinstance(weigh, Weigh):
+        weigh = Weigh(weigh, lambda names: [weigh(h) for h in names])
+    return weigh.transformed(factor, offset)
 
 
 class SoftAffinity(base.PolicyTypePlugin):

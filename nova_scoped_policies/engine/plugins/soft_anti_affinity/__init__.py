@@ -4,6 +4,7 @@ from nova_scoped_policies.engine.context import HostWeight
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.engine.plugins.soft_affinity import members_near
+from nova_scoped_policies.engine.plugins.soft_affinity import shifted
 from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
 
@@ -21,8 +22,7 @@ class SoftAntiAffinity(base.PolicyTypePlugin):
     weigher = 'soft-anti-affinity'
 
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
-        near = members_near(item, ctx)
-        return lambda host: -near(host)
+        return shifted(members_near(item, ctx), -1.0, 0.0)
 
     def encode(self, item: base.Item, clause, rules: Rules,
                model: base.JointModel) -> None:

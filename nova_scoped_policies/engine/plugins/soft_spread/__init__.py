@@ -10,6 +10,7 @@ from nova_scoped_policies.engine.context import HostWeight
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.engine.plugins.soft_affinity import members_near
+from nova_scoped_policies.engine.plugins.soft_affinity import shifted
 from nova_scoped_policies.engine.plugins.spread import max_skew
 from nova_scoped_policies.engine.plugins.spread import SpreadPlugin
 from nova_scoped_policies.policy.model import PolicyType
@@ -25,9 +26,8 @@ class SoftSpread(SpreadPlugin):
     weigher = 'soft-anti-affinity'
 
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
-        near = members_near(item, ctx)
-        fewest = ctx.fewest(item.scope)
-        return lambda host: fewest - 1 - near(host)
+        return shifted(members_near(item, ctx), -1.0,
+                       ctx.fewest(item.scope) - 1.0)
 
     def encode(self, item: base.Item, clause, rules: Rules,
                model: base.JointModel) -> None:
