@@ -68,6 +68,20 @@ class Verdict:
         default_factory=dict)
 
 
+def _once(make: typing.Callable[..., HostWeight], *args: typing.Any
+          ) -> typing.Callable[[], HostWeight]:
+    """``make(*args)``, made on first call only: a request only the
+    Placement query reads (the request filters) never builds its
+    weights."""
+    made: typing.List[HostWeight] = []
+
+    def get() -> HostWeight:
+        if not made:
+            made.append(make(*args))
+        return made[0]
+    return get
+
+
 def _passes(host: str) -> None:
     """The check of an item that rejects no host."""
     return None
@@ -78,8 +92,8 @@ class Evaluation:
 
     :param context: the request's shared counts.
     :param checks: family -> [(label, check)] for hard policies and rules.
-    :param weighers: nova weigher kind -> its soft items
-        (:data:`Weigher`).
+    :param weighers: nova weigher kind -> its soft items as (label, a
+        function that makes the weight function on first call, weight).
     :param warnings: soft policies skipped, and why.
     :param items: every (plugin, item) of the document, in order.
     :param check_items: family -> the (plugin, item) of each of its
@@ -89,7 +103,8 @@ class Evaluation:
     def __init__(self, context: PlacementContext,
                  checks: typing.Dict[str, typing.List[
                      typing.Tuple[str, HostCheck]]],
-                 weighers: typing.Dict[str, typing.List[Weigher]],
+                 weighers: typing.Dict[str, typing.List[typing.Tuple[
+                     str, typing.Callable[[], HostWeight], int]]],
                  warnings: typing.List[str],
                  items: typing.Sequence[typing.Tuple[
                      PolicyPlugin, Item]] = (),
@@ -100,7 +115,7 @@ class Evaluation:
         self.items = tuple(items)
         self._check_items = check_items or {}
         self._checks = checks
-        self._weighers = weighers
+        self._weighers_made = weighers
         self.warnings = warnings
         self._by_families: typing.Dict[typing.FrozenSet[str],
                                        typing.Tuple[HostCheck, ...]] = {}
@@ -116,7 +131,7 @@ class Evaluation:
         return bool(self.checks_for(families))
 
     def has_weights(self, kind: str) -> bool:
-        return bool(self._weighers.get(str(kind)))
+        return bool(self._weighers_made.get(str(kind)))
 
     def checks_for(self, families: typing.Iterable[str] = (),
                    candidates: typing.Optional[
@@ -179,7 +194,8 @@ class Evaluation:
 
     def weighers(self, kind: str) -> typing.List[Weigher]:
         """The soft items nova's weigher of ``kind`` carries."""
-        return list(self._weighers.get(str(kind), ()))
+        return [(label, made(), weight) for label, made, weight
+                in self._weighers_made.get(str(kind), ())]
 
     def raw_weight(self, host: str, kind: str) -> float:
         """The raw weights of the soft items of weigher ``kind`` for
@@ -195,8 +211,8 @@ class Evaluation:
 
     def verdict(self, host: str) -> Verdict:
         found = self.reasons(host)
-        weights = {label: fn(host) for entries in self._weighers.values()
-                   for label, fn, _ in entries}
+        weights = {label: fn(host) for kind in self._weighers_made
+                   for label, fn, _ in self.weighers(kind)}
         return Verdict(not found, found, weights)
 
     def distinguished(self) -> typing.Dict[
@@ -336,7 +352,8 @@ class Engine:
             = {}
         check_items: typing.Dict[str, typing.List[
             typing.Tuple[PolicyPlugin, Item]]] = {}
-        weighers: typing.Dict[str, typing.List[Weigher]] = {}
+        weighers: typing.Dict[str, typing.List[typing.Tuple[
+            str, typing.Callable[[], HostWeight], int]]] = {}
         warnings: typing.List[str] = []
         items = registry.items(request.document, self.plugins)
         rules = request.document.rules
@@ -347,9 +364,11 @@ class Engine:
                     warnings.append(f'{item.label}: scope {item.scope} is '
                                     'not defined; soft policy ignored')
                     continue
+                made = _once(plugin.weight, item, ctx)
+                if item.identifier is not None:
+                    made()  # its target is checked now (PolicyError)
                 weighers.setdefault(plugin.weigher or item.family, []).append(
-                    (item.label, plugin.weight(item, ctx),
-                     rules.weight(item.label)))
+                    (item.label, made, rules.weight(item.label)))
                 continue
             if not known:
                 check = ctx.unknown_scope(item.scope, item.label)
