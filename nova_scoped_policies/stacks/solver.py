@@ -172,14 +172,22 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
 
 # -- the CP-SAT model ---------------------------------------------------------
 
+class _OutOfTime(Exception):
+    """Building the model would take past its deadline."""
+
+
 class _Model:
     """One CP-SAT model of a stack over slots; ``enabled`` picks the hard
-    items it enforces (all of them, or a prefix when explaining)."""
+    items it enforces (all of them, or a prefix when explaining);
+    building it past ``deadline`` (a ``time.monotonic()``) raises
+    :class:`_OutOfTime`."""
 
     def __init__(self, cp_model, stack: model.Stack, world: World,
                  clauses: typing.List[Clause], slots: typing.List[_Slot],
                  rcs: typing.Sequence[str],
-                 enabled: typing.Optional[int] = None) -> None:
+                 enabled: typing.Optional[int] = None,
+                 deadline: typing.Optional[float] = None) -> None:
+        self.deadline = deadline
         self.cp = cp_model
         self.m = cp_model.CpModel()
         self.topology = world.topology
@@ -210,6 +218,7 @@ class _Model:
                         found.append(ti)
             for ti in found:
                 self.x[si, ti] = self.m.NewBoolVar('')
+            self.tick()
         self.by_server: typing.Dict[int, typing.List[int]] = {}
         self.by_slot: typing.Dict[int, typing.List[int]] = {}
         for si, ti in self.x:
@@ -218,10 +227,13 @@ class _Model:
         for si in range(len(self.servers)):
             self.m.AddExactlyOne(self.x[si, ti]
                                  for ti in self.by_server.get(si, ()))
+        self.tick()
         self._capacity(rcs)
+        self.tick()
         self._symmetry()
         count = 0
         for clause in clauses:
+            self.tick()
             rules = clause.document.rules
             for plugin, item in clause_items(clause):
                 if not plugin.hard:
@@ -236,6 +248,11 @@ class _Model:
                 count += 1
         if self.cost:
             self.m.Minimize(sum(self.cost))
+
+    def tick(self) -> None:
+        """Raise :class:`_OutOfTime` past the deadline."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _OutOfTime()
 
     def _hard_scopes(self, clauses):
         scopes: typing.Dict[int, typing.Set[str]] = {
@@ -383,6 +400,10 @@ def _solve(cp_model, built: _Model, time_limit: float, workers: int,
     solver.parameters.max_time_in_seconds = max(0.01, time_limit)
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
+    # the model breaks the symmetry of interchangeable hosts itself
+    # (_Model._symmetry): CP-SAT's own search for symmetries cost 60% of
+    # a 3 x 4 decision at 10,000 hosts
+    solver.parameters.symmetry_level = 0
     status = solver.Solve(built.m)
     return solver, status
 
@@ -391,6 +412,10 @@ FIRST_SHARE = 0.4
 """The most of a decision's time limit the one-at-a-time decision
 (:func:`one_at_a_time`) may take; the solver starts from it and has the
 rest."""
+SEARCH_SHARE = 0.5
+"""The least of a decision's time limit left for CP-SAT's search once
+its model is built: a model that takes longer to build is not built,
+and the one-at-a-time decision is the answer."""
 
 
 def one_at_a_time(stack: model.Stack, world: World,
@@ -406,6 +431,14 @@ def one_at_a_time(stack: model.Stack, world: World,
     engine = Engine()
     free = {h.name: collections.Counter(h.free) for h in world.hosts}
     accepts = {h.name: h for h in world.hosts}
+
+    def room(host: str) -> tuple:
+        return (free[host]['MEMORY_MB'], free[host]['VCPU'], host)
+
+    # hosts in order of room, sorted once; the few a server lands on
+    # are taken out of it and weighed afresh each time
+    order = sorted(free, key=room, reverse=True)
+    used: typing.Set[str] = set()
     placed: typing.Dict[str, str] = {}
     for server in stack.servers:
         if deadline is not None and time.monotonic() > deadline:
@@ -414,20 +447,22 @@ def one_at_a_time(stack: model.Stack, world: World,
         evaluation = join(engine.prepare(r) for r in member_requests(
             clauses, world.topology, placed, server.name))
         checks = evaluation.checks_for() if evaluation is not None else ()
-        best = None
-        # the roomiest host first: the first that passes is the one
-        for name in sorted(free, key=lambda h: (
-                free[h]['MEMORY_MB'], free[h]['VCPU'], h), reverse=True):
+
+        def fits(name: str) -> bool:
             left = free[name]
-            if any(left[rc] < n for rc, n in need.items() if n) \
-                    or not _accepts_traits(server.flavor, accepts[name]) \
-                    or any(check(name) is not None for check in checks):
-                continue
-            best = name
-            break
+            return not (any(left[rc] < n for rc, n in need.items() if n)
+                        or not _accepts_traits(server.flavor, accepts[name])
+                        or any(check(name) is not None for check in checks))
+        best = next((h for h in order if h not in used and fits(h)), None)
+        again = [h for h in used if fits(h)]
+        if again:
+            top = max(again, key=room)
+            if best is None or room(top) > room(best):
+                best = top
         if best is None:
             return None
         free[best].subtract(need)
+        used.add(best)
         placed[server.name] = best
     return placed
 
@@ -525,7 +560,14 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     first = one_at_a_time(stack, world, clauses,
                           started + time_limit * FIRST_SHARE)
     slots = _classes(stack, world, clauses, rcs, merge)
-    built = _Model(cp_model, stack, world, clauses, slots, rcs)
+    try:
+        # a model too big to build and search in time: the first decision
+        built = _Model(cp_model, stack, world, clauses, slots, rcs,
+                       deadline=None if first is None else
+                       deadline - time_limit * SEARCH_SHARE)
+    except _OutOfTime:
+        replay(stack, world, clauses, first)
+        return Decision(True, first, '', time.monotonic() - started)
     if first is not None:
         # CP-SAT starts from the one-at-a-time decision
         at = {slot.host: ti for ti, slot in enumerate(slots)}
