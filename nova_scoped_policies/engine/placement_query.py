@@ -12,6 +12,7 @@ import typing
 
 from nova_scoped_policies.engine import Evaluation
 from nova_scoped_policies.engine import JointEvaluation
+from nova_scoped_policies.policy.model import HOST_SCOPE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,8 +49,9 @@ def constraints(evaluation: typing.Union[Evaluation, JointEvaluation]
     pairs = [(part.context, plugin, item) for part in evaluation.parts
              for plugin, item in part.items]
     for ctx, plugin, item in pairs:
-        # an unknown scope has no domains
-        if not plugin.hard or ctx.topology.scope(item.scope) is None:
+        # a host is no aggregate; an unknown scope has no domains
+        if (not plugin.hard or ctx.topology.scope(item.scope) is None
+                or (item.scope == HOST_SCOPE and not plugin.host_constraint)):
             continue
         found = plugin.constraint(item, ctx)
         if found is None:

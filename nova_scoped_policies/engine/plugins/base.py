@@ -266,6 +266,10 @@ class PolicyPlugin(abc.ABC):
     weigher: typing.Optional[str] = None
     """The nova weigher that adds its weights (``soft-affinity``,
     ``soft-anti-affinity``: ``scheduler/weights``); soft plugins only."""
+    host_constraint: bool = False
+    """Its host-scope items have an aggregate constraint too (a licence:
+    the aggregates that declare it); a placement policy's host scope has
+    none, a host being no aggregate."""
     reads_candidates: bool = False
     """Its check or weight depends on which hosts are candidates
     (:meth:`PlacementContext.eligible`)."""
@@ -299,9 +303,9 @@ class PolicyPlugin(abc.ABC):
 
     def constraint(self, item: Item, ctx: PlacementContext
                    ) -> typing.Optional[Constraint]:
-        """The aggregate constraint of an item whose scope is known; None
-        when it has none (a host is no aggregate: host-scope items of
-        placement policies have none).
+        """The aggregate constraint of an item whose scope is a known,
+        aggregate-backed scope (not ``host``, unless the plugin's
+        :attr:`host_constraint` says so); None when it has none.
 
         It must only exclude hosts :meth:`check` rejects.
 

@@ -78,8 +78,6 @@ class AntiAffinity(base.PolicyTypePlugin):
 
     def constraint(self, item: base.Item, ctx: PlacementContext
                    ) -> typing.Optional[base.Constraint]:
-        if item.scope == HOST_SCOPE:
-            return None     # a host is no aggregate
         if item.identifier is not None:
             target = ctx.target(item.policy, item.field)
             return base.Constraint(forbidden=frozenset({target}),

@@ -51,6 +51,7 @@ class License(ProductPlugin):
     name = PolicyType.LICENSE.value
     policy_type = PolicyType.LICENSE
     filter = 'affinity'
+    host_constraint = True
     codes = {NOT_LICENSED: '{all}{n} hosts left are not licensed for it'}
 
     def check(self, item: base.Item,

@@ -6,7 +6,6 @@ from nova_scoped_policies.engine import reasons
 from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
-from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import MIN_DOMAINS
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyDocument
@@ -81,8 +80,6 @@ class MinDomains(base.PolicyPlugin):
 
     def constraint(self, item: base.Item, ctx: PlacementContext
                    ) -> typing.Optional[base.Constraint]:
-        if item.scope == HOST_SCOPE:
-            return None     # a host is no aggregate
         if not ctx.min_domains_binds(item.scope):
             return None
         used = frozenset(ctx.counts(item.scope))
