@@ -190,7 +190,7 @@ class ApplicationTest(common.HeatTestCase):
         stack.validate()
         self.assertEqual(
             ['soft-anti-affinity:host'],
-            stack['placement']._document()['stack']['group']['members'][1][
+            stack['placement'].document()['stack']['group']['members'][1][
                 'policies'])
         stack.create()
         self.assertEqual((stack.CREATE, stack.COMPLETE), stack.state,

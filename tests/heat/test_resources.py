@@ -270,7 +270,7 @@ class ExamplesTest(common.HeatTestCase):
                 stack_name=os.path.basename(path)[:-5])
             plan = stack['placement']
             plan.validate()
-            decided = {s.name for s in model.parse(plan._document()).servers}
+            decided = {s.name for s in model.parse(plan.document()).servers}
             hinted = set()
             for name, snippet in tmpl['resources'].items():
                 if snippet['type'] != 'OS::Nova::Server':
