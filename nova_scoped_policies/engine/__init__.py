@@ -168,16 +168,6 @@ class Evaluation:
                 if not key or family in key
                 for pi in self._check_items[family]]
 
-    def passing(self, hosts: typing.Sequence[str],
-                families: typing.Iterable[str] = ()) -> typing.List[bool]:
-        """Whether each of ``hosts`` passes the checks of ``families``
-        (default: all), in one pass per check; the hosts are the
-        request's candidates (``checks_for``)."""
-        out: typing.Set[str] = set()
-        for check in self.checks_for(families, hosts):
-            out |= context_mod.rejected(check, hosts)
-        return [host not in out for host in hosts]
-
     def reasons(self, host: str, families: typing.Iterable[str] = ()
                 ) -> typing.Tuple[Reason, ...]:
         """Why ``host`` is rejected; empty when it passes.
@@ -291,8 +281,6 @@ class JointEvaluation:
                 ) -> typing.Tuple[Reason, ...]:
         return tuple(r for p in self.parts
                      for r in p.reasons(host, families))
-
-    passing = Evaluation.passing
 
     def weighers(self, kind: str) -> typing.List[Weigher]:
         return [w for p in self.parts for w in p.weighers(kind)]
