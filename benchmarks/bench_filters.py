@@ -6,7 +6,11 @@ and ServerGroupSoftAntiAffinityWeigher rebuild the member set for every host;
 ours build per-domain counts once per request.
 
 Measured per request: ``filter_all`` + ``weigh_objects`` (what differs
-between the two; nova's normalisation afterwards is common to both). Ours
+between the two; nova's normalisation afterwards is common to both), each
+on a new ``RequestSpec`` built before the timer starts (nova-conductor
+builds it, not the scheduler's filters; with 1,000 members its
+oslo.versionedobjects coercion costs about 0.5 ms, which both sides paid
+inside the timer before). Ours
 includes building its per-request state, with members located by an
 in-memory locator built from the same HostStates (in production that is one
 database query per cell per request, not included, like nova's own
@@ -81,11 +85,16 @@ def run_nova(hosts, members, repeat):
     weigher = nova_affinity.ServerGroupSoftAntiAffinityWeigher()
     weighed = [nova_weights.WeighedHost(h, 0.0) for h in hosts]
 
-    def once():
-        kept = list(filt.filter_all(hosts, spec('anti-affinity', members)))
-        weigher.weigh_objects(weighed, spec('soft-anti-affinity', members))
+    def specs():
+        return (spec('anti-affinity', members),
+                spec('soft-anti-affinity', members))
+
+    def once(request):
+        for_filter, for_weigher = request
+        kept = list(filt.filter_all(hosts, for_filter))
+        weigher.weigh_objects(weighed, for_weigher)
         return kept
-    return timed(once, repeat), once()
+    return timed(once, repeat, specs), once(specs())
 
 
 def run_ours(hosts, members, placements, topology, scope, repeat):
@@ -108,12 +117,12 @@ def run_ours(hosts, members, placements, topology, scope, repeat):
             one = spec('soft-anti-affinity', members, hint)
             return one, one
 
-    def once():
-        for_filter, for_weigher = specs()
+    def once(request):
+        for_filter, for_weigher = request
         kept = list(filt.filter_all(hosts, for_filter))
         weigher.weigh_objects(weighed, for_weigher)
         return kept
-    return timed(once, repeat), once()
+    return timed(once, repeat, specs), once(specs())
 
 
 def main(argv=None):

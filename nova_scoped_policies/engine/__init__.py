@@ -10,6 +10,7 @@ Plain data in (a :class:`Request`), decisions, weights and reasons out::
 """
 
 import dataclasses
+import operator
 import typing
 
 from nova_scoped_policies.engine import context as context_mod
@@ -43,11 +44,9 @@ def _weigh(entries: typing.Iterable[Weigher],
     item of weight w counts w times one nova weigher."""
     total: typing.Optional[typing.List[float]] = None
     for _, fn, weight in entries:
-        values = context_mod.scaled(fn, hosts)
-        if weight != 1:
-            values = [v * weight for v in values]
-        total = values if total is None else [
-            t + v for t, v in zip(total, values)]
+        values = context_mod.scaled(fn, hosts, weight)
+        total = values if total is None else list(
+            map(operator.add, total, values))
     if total is None:
         return [0.0] * len(hosts)
     return total

@@ -89,18 +89,25 @@ class Weigh:
             return values
         return [self.offset + self.factor * v for v in values]
 
-    def scaled(self, names: Names) -> typing.List[float]:
-        """The weights of ``names`` scaled to [0, 1] (all 0 when alike):
-        what nova's normalisation makes of them."""
+    def scaled(self, names: Names, weight: float = 1.0
+               ) -> typing.List[float]:
+        """The weights of ``names`` scaled to [0, ``weight``] (all 0 when
+        alike): what nova's normalisation makes of them, times
+        ``weight``.
+
+        Raw weights are member counts, so a request sees few distinct
+        values: each is scaled once and the hosts read theirs at C speed.
+        """
         values = self._many(names)
-        low, high = min(values, default=0.0), max(values, default=0.0)
+        distinct = set(values)
+        low, high = min(distinct, default=0.0), max(distinct, default=0.0)
         if high <= low:
             return [0.0] * len(values)
         if self.factor < 0:
-            scale = 1.0 / (low - high)
-            return [(v - high) * scale for v in values]
+            low, high = high, low
         scale = 1.0 / (high - low)
-        return [(v - low) * scale for v in values]
+        to_scaled = {v: (v - low) * scale * weight for v in distinct}
+        return list(map(to_scaled.__getitem__, values))
 
     def transformed(self, factor: float, offset: float) -> 'Weigh':
         """``offset + factor * self``."""
@@ -116,13 +123,13 @@ def weights(weigh: HostWeight, names: Names) -> typing.List[float]:
     return [weigh(name) for name in names]
 
 
-def scaled(weigh: HostWeight, names: Names) -> typing.List[float]:
-    """The weights of ``names`` scaled to [0, 1] over them (all 0 when
-    alike), as nova scales one weigher's."""
-    if isinstance(weigh, Weigh):
-        return weigh.scaled(names)
-    return Weigh(weigh, lambda hosts: [weigh(h) for h in hosts]).scaled(
-        names)
+def scaled(weigh: HostWeight, names: Names, weight: float = 1.0
+           ) -> typing.List[float]:
+    """The weights of ``names`` scaled to [0, ``weight``] over them (all 0
+    when alike), as nova scales one weigher's."""
+    if not isinstance(weigh, Weigh):
+        weigh = Weigh(weigh, lambda hosts: [weigh(h) for h in hosts])
+    return weigh.scaled(names, weight)
 
 
 def hosts_check(bad: typing.AbstractSet[str],
@@ -338,12 +345,14 @@ class PlacementContext:
                 reasons.NO_DOMAIN, label, scope,
                 f'{label}: host {host} is in no domain of scope {scope}')
 
-        def rejected(names: Names) -> typing.Set[str]:
+        def rejected(names: Names) -> typing.AbstractSet[str]:
             domains = list(map(single_get, names))
             # one host of each domain words its verdict (C speed: the
             # last of each wins)
             bad = {domain for domain, host in dict(zip(domains, names)).items()
                    if domain is None or on_domain(host, domain) is not None}
+            if not bad:
+                return frozenset()
             return set(itertools.compress(names, map(bad.__contains__,
                                                      domains)))
         return Check(check, rejected)

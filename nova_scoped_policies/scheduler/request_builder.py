@@ -13,6 +13,7 @@ together and caches the result per request.
 """
 
 import dataclasses
+import functools
 import typing
 
 from oslo_serialization import jsonutils
@@ -151,6 +152,12 @@ def hard(document: policy.PolicyDocument) -> bool:
     return registry.hard(document)
 
 
+_PARSED = 1024
+"""How many hints and nova group policies keep their parsed document:
+every instance and every retry of a request, and every request of one
+group, parse the same text (documents are immutable)."""
+
+
 def parse_hint(raw: object) -> policy.PolicyDocument:
     """Decode and validate the ``scoped_policies`` hint value.
 
@@ -160,6 +167,11 @@ def parse_hint(raw: object) -> policy.PolicyDocument:
     if not isinstance(raw, str):
         raise policy.PolicyError(HINT, raw, 'must be a JSON string holding '
                                  'a policy document')
+    return _parsed_hint(raw)
+
+
+@functools.lru_cache(maxsize=_PARSED)
+def _parsed_hint(raw: str) -> policy.PolicyDocument:
     try:
         data = jsonutils.loads(raw)
     except ValueError as exc:
@@ -194,8 +206,8 @@ def document(spec: SpecView, stored: typing.Optional[
     """
     found = None
     if spec.in_group:
-        found = policy.from_nova_group(spec.nova_policy, spec.nova_rules,
-                                       spec.group_name)
+        found = _nova_document(spec.nova_policy, spec.nova_rules,
+                               spec.group_name)
     if stored is not None:
         found = (stored if found is None
                  else policy.merge(found, stored, prefix='policy store'))
@@ -216,6 +228,24 @@ def document(spec: SpecView, stored: typing.Optional[
     if found is None or found.empty:
         return None
     return found
+
+
+def _nova_document(nova_policy: typing.Optional[str],
+                   rules: typing.Mapping[str, typing.Any],
+                   name: typing.Optional[str]) -> policy.PolicyDocument:
+    """:func:`policy.from_nova_group`, parsed once per policy, rules and
+    name."""
+    try:
+        key = tuple(sorted(rules.items()))
+        hash(key)
+    except TypeError:  # a rule nova would refuse: parse it to say so
+        return policy.from_nova_group(nova_policy, rules, name)
+    return _nova_group_document(nova_policy, key, name)
+
+
+@functools.lru_cache(maxsize=_PARSED)
+def _nova_group_document(nova_policy, rules, name) -> policy.PolicyDocument:
+    return policy.from_nova_group(nova_policy, dict(rules), name)
 
 
 def members_to_locate(spec: SpecView, current: typing.Iterable[str] = (),

@@ -45,10 +45,13 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
         if not checks:
             return hosts
         # one pass over the hosts per check (Check.rejected), then one
-        # to keep the others; reasons are worded only for the log
+        # to keep the others, if any is rejected; reasons are worded only
+        # for the log
         out: typing.Set[str] = set()
         for check in checks:
-            out |= context.rejected(check, names)
+            out.update(context.rejected(check, names))
+        if not out:
+            return hosts
         passed = [h for h, name in zip(hosts, names) if name not in out]
         if len(passed) < len(hosts):
             self._log(spec_obj, passed, checks,
