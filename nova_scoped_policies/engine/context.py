@@ -68,17 +68,25 @@ class Weigh:
         weight scaled to [0, 1] over the hosts (``engine._weigh``) reads
         ``many`` and the factor's sign alone.
     :param offset: see ``factor``.
+    :param keyed: optional, for a weight that depends on a key of the
+        host alone (its domain): host names -> (their keys, key -> raw
+        weight); :meth:`scaled` then weighs each key once.
     """
 
-    __slots__ = ('_one', '_many', 'factor', 'offset')
+    __slots__ = ('_one', '_many', 'factor', 'offset', '_keyed')
 
     def __init__(self, one: typing.Callable[[str], float],
                  many: typing.Callable[[Names], typing.List[float]],
-                 factor: float = 1.0, offset: float = 0.0) -> None:
+                 factor: float = 1.0, offset: float = 0.0,
+                 keyed: typing.Optional[typing.Callable[[Names], typing.Tuple[
+                     typing.Sequence[typing.Any],
+                     typing.Callable[[typing.Any], float]]]] = None
+                 ) -> None:
         self._one = one
         self._many = many
         self.factor = factor
         self.offset = offset
+        self._keyed = keyed
 
     def __call__(self, host: str) -> float:
         return self.offset + self.factor * self._one(host)
@@ -98,21 +106,27 @@ class Weigh:
         Raw weights are member counts, so a request sees few distinct
         values: each is scaled once and the hosts read theirs at C speed.
         """
-        values = self._many(names)
-        distinct = set(values)
-        low, high = min(distinct, default=0.0), max(distinct, default=0.0)
+        if self._keyed is not None:
+            values, raw = self._keyed(names)
+            raw_of = {key: raw(key) for key in set(values)}
+        else:
+            values = self._many(names)
+            raw_of = {v: v for v in set(values)}
+        low = min(raw_of.values(), default=0.0)
+        high = max(raw_of.values(), default=0.0)
         if high <= low:
             return [0.0] * len(values)
         if self.factor < 0:
             low, high = high, low
         scale = 1.0 / (high - low)
-        to_scaled = {v: (v - low) * scale * weight for v in distinct}
+        to_scaled = {key: (v - low) * scale * weight
+                     for key, v in raw_of.items()}
         return list(map(to_scaled.__getitem__, values))
 
     def transformed(self, factor: float, offset: float) -> 'Weigh':
         """``offset + factor * self``."""
         return Weigh(self._one, self._many, self.factor * factor,
-                     self.offset * factor + offset)
+                     self.offset * factor + offset, self._keyed)
 
 
 def weights(weigh: HostWeight, names: Names) -> typing.List[float]:
@@ -207,6 +221,8 @@ class PlacementContext:
         self._counts: typing.Dict[str, typing.Counter[str]] = {}
         self.candidates: typing.Optional[typing.FrozenSet[str]] = None
         self._fewest: typing.Dict[str, int] = {}
+        self._host_domains: typing.Dict[
+            str, typing.Tuple[Names, typing.List[typing.Optional[str]]]] = {}
 
     def narrowed(self, candidates: typing.Collection[str]
                  ) -> 'PlacementContext':
@@ -243,6 +259,23 @@ class PlacementContext:
                              if d.hosts), default=0)
             self._fewest[scope] = found
         return found
+
+    def host_domains(self, scope: str, names: Names
+                     ) -> typing.List[typing.Optional[str]]:
+        """The domain of ``scope`` of each host of ``names`` (None for a
+        host in none or in several), at C speed. The list of the last
+        ``names`` is kept: nova hands the request's filters and weighers
+        the same hosts, each in a list of its own.
+
+        :param scope: a scope of the topology, not the host scope.
+        """
+        last = self._host_domains.get(scope)
+        if last is not None and (last[0] is names or last[0] == names):
+            return last[1]
+        index = self.topology.index(scope)
+        domains = list(map(index.single.get, names))
+        self._host_domains[scope] = (names, domains)
+        return domains
 
     @property
     def placed(self) -> int:
@@ -346,11 +379,11 @@ class PlacementContext:
                 f'{label}: host {host} is in no domain of scope {scope}')
 
         def rejected(names: Names) -> typing.AbstractSet[str]:
-            domains = list(map(single_get, names))
-            # one host of each domain words its verdict (C speed: the
-            # last of each wins)
-            bad = {domain for domain, host in dict(zip(domains, names)).items()
-                   if domain is None or on_domain(host, domain) is not None}
+            domains = self.host_domains(scope, names)
+            # each domain's verdict once; the reason is dropped, so the
+            # domain stands in for the host that would word it
+            bad = {domain for domain in set(domains)
+                   if domain is None or on_domain(domain, domain) is not None}
             if not bad:
                 return frozenset()
             return set(itertools.compress(names, map(bad.__contains__,

@@ -18,6 +18,7 @@ import pytest
 
 from nova_scoped_policies import engine
 from nova_scoped_policies.engine import audit
+from nova_scoped_policies.engine import context
 from nova_scoped_policies.engine import placement_query
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.engine.plugins import registry
@@ -80,6 +81,29 @@ def test_views(plugin, row):
         kind = row.weigher or plugin.weigher
         weights = dict(zip(HOSTS, ev.weights(kind, HOSTS)))
         assert {h: weights[h] for h in row.weights} == row.weights
+
+
+@pytest.mark.parametrize('plugin, row', ROWS, ids=IDS)
+def test_one_pass_agrees_with_each_host(plugin, row):
+    """What nova's filters and weighers read, a whole host list in one
+    pass (``Check.rejected``, ``Weigh.scaled`` by key or by value, the
+    domains of the last list kept), says what the per-host views say, on
+    each host list a request hands them (each a list of its own)."""
+    ev = evaluate(row.document, row.placed)
+    for hosts in (list(HOSTS), list(HOSTS), list(reversed(HOSTS)),
+                  list(HOSTS[::2])):
+        for check in ev.checks_for(()):
+            assert set(context.rejected(check, hosts)) & set(hosts) == {
+                h for h in hosts if check(h) is not None}
+        for kind in {p.weigher for p in registry.PLUGINS if p.weigher}:
+            expected = [0.0] * len(hosts)
+            for _, fn, weight in ev.weighers(kind):
+                raw = [fn(h) for h in hosts]
+                low, high = min(raw), max(raw)
+                if high > low:
+                    expected = [e + (r - low) / (high - low) * weight
+                                for e, r in zip(expected, raw)]
+            assert ev.weights(kind, hosts) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize('plugin, row', [r for r in ROWS

@@ -39,12 +39,13 @@ def members_near(item: base.Item, ctx: PlacementContext) -> HostWeight:
             return float(get(domain, 0))
         return float(sum(get(d, 0) for d in index.multiple.get(host, ())))
 
-    def many(names) -> typing.List[float]:
-        if index.multiple:
-            return [weight(host) for host in names]
-        return list(map(get, map(single_get, names),
-                        itertools.repeat(0)))
-    return Weigh(weight, many)
+    if index.multiple:
+        return Weigh(weight, lambda names: [weight(host) for host in names])
+    # every host is in one domain or none: its weight is its domain's
+    return Weigh(weight, lambda names: list(map(
+        get, ctx.host_domains(scope, names), itertools.repeat(0))),
+        keyed=lambda names: (ctx.host_domains(scope, names),
+                             lambda domain: get(domain, 0)))
 
 
 def shifted(weigh: HostWeight, factor: float, offset: float) -> Weigh:
