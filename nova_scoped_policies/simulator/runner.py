@@ -146,22 +146,22 @@ def _spared_by_the_collector(build: typing.Callable[[], None]):
     (``gc.freeze``) until the ``with`` block ends, as a long-running
     scheduler's old objects are: a full collection during the requests
     walks what they made, not the whole world again (about 0.15 s each at
-    5,000 hosts). Its state is restored after; a caller's own freeze is
-    left alone (freezing does not nest)."""
+    5,000 hosts). Its state is restored after; a caller's own freeze (the
+    ``simulate`` command's start-up) is left alone, the world with it:
+    freezing adds to what is frozen, but unfreezing does not nest."""
     enabled = gc.isenabled()
-    freeze = not gc.get_freeze_count()
+    unfreeze = not gc.get_freeze_count()
     gc.disable()
     try:
         build()
-        if freeze:
-            gc.freeze()
+        gc.freeze()
     finally:
         if enabled:
             gc.enable()
     try:
         yield
     finally:
-        if freeze:
+        if unfreeze:
             gc.unfreeze()
 
 

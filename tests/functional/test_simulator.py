@@ -504,3 +504,22 @@ def test_the_world_is_frozen_while_requests_run(frozen_before):
         assert (gc.get_freeze_count() > 0) == frozen_before
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize('frozen_before', [False, True])
+def test_the_command_gives_the_collector_back(frozen_before, capsys):
+    """Called in-process, ``simulate`` leaves the collector as it found
+    it: on, and nothing of its own left frozen (only a process that ends
+    with it keeps what it made frozen to the exit)."""
+    assert gc.get_freeze_count() == 0
+    if frozen_before:
+        gc.freeze()
+    try:
+        assert cli.main(['simulate', os.path.join(
+            ROOT, 'examples', 'rack-anti-affinity.yaml'),
+            '--format', 'json']) == 0
+        assert gc.isenabled()
+        assert (gc.get_freeze_count() > 0) == frozen_before
+    finally:
+        gc.unfreeze()
+    assert json.loads(capsys.readouterr().out)['stats']['placed'] == 6
