@@ -6,6 +6,8 @@ import glob
 import io
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -523,3 +525,23 @@ def test_the_command_gives_the_collector_back(frozen_before, capsys):
     finally:
         gc.unfreeze()
     assert json.loads(capsys.readouterr().out)['stats']['placed'] == 6
+
+
+def test_the_command_as_a_process_decides_as_in_process(capsys):
+    """``simulate`` as its own process (the console script's path: what
+    it made stays frozen to the exit, no green resolver for eventlet)
+    reports what it reports in-process."""
+    path = os.path.join(ROOT, 'examples', 'rack-anti-affinity.yaml')
+    assert cli.main(['simulate', path, '--format', 'json']) == 0
+    here = json.loads(capsys.readouterr().out)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [ROOT, os.environ.get('PYTHONPATH')])))
+    env.pop('EVENTLET_NO_GREENDNS', None)
+    out = subprocess.run(
+        [sys.executable, '-m', 'nova_scoped_policies.cmd.main', 'simulate',
+         path, '--format', 'json'],
+        capture_output=True, text=True, env=env, check=True).stdout
+    there = json.loads(out)
+    for found in (here, there):
+        found['stats'].pop('seconds')
+    assert there == here
