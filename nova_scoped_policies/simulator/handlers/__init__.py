@@ -3,44 +3,42 @@
 The :class:`~nova_scoped_policies.simulator.runner.Simulation` holds the
 world (hosts, servers, groups, Placement, the scheduler's path); each
 request kind is a function of its own module, ``handle(sim, request) ->
-servers placed``, found by the request's ``kind`` in :data:`HANDLERS`, as
+servers placed``, found by the request's ``kind`` in :data:`MODULES`, as
 the fake Placement has a module of handlers per resource. A new verb adds
 a module and a line here.
 """
 
+import importlib
 import typing
 
-from nova_scoped_policies.simulator.handlers import boot
-from nova_scoped_policies.simulator.handlers import boot_plan
-from nova_scoped_policies.simulator.handlers import confirm
-from nova_scoped_policies.simulator.handlers import delete
-from nova_scoped_policies.simulator.handlers import fail_host
-from nova_scoped_policies.simulator.handlers import membership
-from nova_scoped_policies.simulator.handlers import migrate
-from nova_scoped_policies.simulator.handlers import plan
-from nova_scoped_policies.simulator.handlers import repair
-from nova_scoped_policies.simulator.handlers import update_group
 from nova_scoped_policies.simulator import scenario as sc
 
 Handler = typing.Callable[[typing.Any, sc.Request], int]
 """``(simulation, request) -> servers placed``."""
 
-HANDLERS: typing.Mapping[str, Handler] = {
-    'boot': boot.handle,
-    'delete': delete.handle,
-    'add_member': membership.handle,
-    'remove_member': membership.handle,
-    'update_group': update_group.handle,
-    'plan': plan.handle,
-    'boot_plan': boot_plan.handle,
-    'confirm': confirm.handle,
-    'migrate': migrate.handle,
-    'fail_host': fail_host.handle,
-    'repair': repair.handle,
+MODULES: typing.Mapping[str, str] = {
+    'boot': 'boot',
+    'delete': 'delete',
+    'add_member': 'membership',
+    'remove_member': 'membership',
+    'update_group': 'update_group',
+    'plan': 'plan',
+    'boot_plan': 'boot_plan',
+    'confirm': 'confirm',
+    'migrate': 'migrate',
+    'fail_host': 'fail_host',
+    'repair': 'repair',
 }
-"""Scenario request kind -> its handler."""
+"""Scenario request kind -> the module of its handler (here), imported
+when a request of that kind first runs: a scenario pays at start-up only
+for the kinds it has (no repair planner without repairs)."""
+
+
+def handler(kind: str) -> Handler:
+    """The handler of requests of ``kind``."""
+    return importlib.import_module(f'{__name__}.{MODULES[kind]}').handle
 
 
 def handle(sim, request: sc.Request) -> int:
     """Run one request; returns the servers it placed."""
-    return HANDLERS[request.kind](sim, request)
+    return handler(request.kind)(sim, request)
