@@ -883,6 +883,12 @@ def _scopes_defined(path: str, document: PolicyDocument,
                         f'{unknown.scope!r}; define it under scopes')
 
 
+_YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+"""PyYAML's safe loader, on libyaml where PyYAML was built with it: the
+same documents, read about six times as fast (a scenario file of a few
+thousand requests takes 50 ms to read in Python)."""
+
+
 def load(path: str) -> Scenario:
     """Read and validate a scenario file.
 
@@ -890,7 +896,7 @@ def load(path: str) -> Scenario:
     """
     try:
         with open(path, encoding='utf-8') as handle:
-            data = yaml.safe_load(handle)
+            data = yaml.load(handle, Loader=_YAML_LOADER)
     except (OSError, yaml.YAMLError, ValueError) as exc:
         # ValueError: PyYAML's int() of a number beyond Python's digit
         # limit, and text that is not UTF-8
