@@ -81,14 +81,16 @@ fit. The request waits at most about this long plus Placement reads.
         min=0,
         help="""
 Search workers of the joint solver for one stack decision; 0 uses every
-core of the machine.
+core this process may run on.
 
 More workers find a first decision sooner on large clouds; with one, the
 same cloud and stack always give the same decision (the simulator uses
-one). Whatever the solver finds, a decision that meets every hard policy
-is tried one server at a time when the solver found none in 60% of
-``stack_time_limit``, so a stack that fits that way is never refused for
-lack of time.
+one). Each decision begins with one server at a time (nova's order, the
+engine's checks, within 40% of ``stack_time_limit``): the solver starts
+from that decision, and it is the answer when the solver finds none in
+time, so a stack that fits that way is never refused for lack of time.
+Concurrent decisions share the cores: on a service that decides many
+stacks at once, set fewer workers.
 
 Related options:
 

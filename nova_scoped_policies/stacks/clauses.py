@@ -187,13 +187,37 @@ def member_requests(clauses: typing.Sequence[Clause], topology: Topology,
 
 def check_server(clauses: typing.Sequence[Clause], topology: Topology,
                  placed: typing.Mapping[str, str], name: str, host: str,
-                 engine: typing.Optional[Engine] = None
+                 engine: typing.Optional[Engine] = None,
+                 candidates: typing.Optional[typing.Callable[
+                     [], typing.Collection[str]]] = None
                  ) -> typing.List[str]:
     """The engine's reasons why server ``name`` may not go on ``host``,
     given the servers of the stack ``placed`` (and the existing servers
     of the clauses); empty when it may.
+
+    :param candidates: the hosts that would take the server, policies
+        aside (its flavor fits), asked only by a policy that reads them
+        (spread's eligible domains); None: every host.
     """
     engine = engine or Engine()
-    return [r.message for request in member_requests(
-                clauses, topology, placed, name)
-            for r in engine.prepare(request).reasons(host)]
+    found = []
+    for request in member_requests(clauses, topology, placed, name):
+        evaluation = engine.prepare(request)
+        for check in evaluation.checks_for(
+                (), read_candidates(evaluation, candidates)):
+            reason = check(host)
+            if reason is not None:
+                found.append(reason.message)
+    return found
+
+
+def read_candidates(evaluation, candidates: typing.Optional[typing.Callable[
+        [], typing.Collection[str]]]
+             ) -> typing.Optional[typing.Collection[str]]:
+    """``candidates()`` when an item of ``evaluation`` reads them
+    (``reads_candidates``), else None (every host): they cost a pass over
+    the hosts."""
+    if candidates is None or not any(
+            plugin.reads_candidates for plugin, _ in evaluation.items):
+        return None
+    return candidates()

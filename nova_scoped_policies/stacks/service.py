@@ -114,7 +114,7 @@ def decide_and_hold(stack: model.Stack, source: WorldSource,
     for attempt in range(1, attempts + 1):
         world = source.world(stack)
         decision = solver.decide(stack, world, time_limit,
-                                 workers=workers or os.cpu_count() or 1)
+                                 workers=workers or _cores())
         if not decision.feasible:
             raise Infeasible(decision.reason)
         try:
@@ -141,3 +141,10 @@ def held_resources(stack: model.Stack, decision: solver.Decision,
     return {s.name: (providers[decision.assignments[s.name]],
                      {rc: n for rc, n in s.flavor.resources.items() if n})
             for s in stack.servers}
+
+
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a
+    container or ``taskset`` narrows; ``os.cpu_count`` counts the
+    machine's)."""
+    return len(os.sched_getaffinity(0))

@@ -13,6 +13,7 @@ from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.stacks.clauses import Clause
 from nova_scoped_policies.stacks.clauses import check_server
 from nova_scoped_policies.stacks.clauses import compile_stack
+from nova_scoped_policies.stacks.clauses import read_candidates
 from nova_scoped_policies.stacks.clauses import items as clause_items
 from nova_scoped_policies.stacks.clauses import member_requests
 from nova_scoped_policies.stacks import model
@@ -446,13 +447,18 @@ def one_at_a_time(stack: model.Stack, world: World,
         need = server.flavor.resources
         evaluation = join(engine.prepare(r) for r in member_requests(
             clauses, world.topology, placed, server.name))
-        checks = evaluation.checks_for() if evaluation is not None else ()
 
-        def fits(name: str) -> bool:
+        def takes(name: str) -> bool:
             left = free[name]
             return not (any(left[rc] < n for rc, n in need.items() if n)
-                        or not _accepts_traits(server.flavor, accepts[name])
-                        or any(check(name) is not None for check in checks))
+                        or not _accepts_traits(server.flavor, accepts[name]))
+        checks = () if evaluation is None else evaluation.checks_for(
+            (), read_candidates(evaluation,
+                                lambda: [h for h in order if takes(h)]))
+
+        def fits(name: str) -> bool:
+            return takes(name) and not any(check(name) is not None
+                                           for check in checks)
         best = next((h for h in order if h not in used and fits(h)), None)
         again = [h for h in used if fits(h)]
         if again:
@@ -714,6 +720,18 @@ def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
     """
     engine = Engine()
     hosts = {h.name: h for h in world.hosts}
+    taking: typing.Dict[model.Flavor, typing.FrozenSet[str]] = {}
+
+    def candidates(flavor: model.Flavor) -> typing.FrozenSet[str]:
+        """The hosts that take ``flavor`` before the stack: those a
+        policy reading candidates (spread) counts as eligible, as the
+        solver's model does."""
+        found = taking.get(flavor)
+        if found is None:
+            found = taking[flavor] = frozenset(
+                h.name for h in world.hosts if _accepts(flavor, h))
+        return found
+    flavor_of = {s.name: s.flavor for s in stack.servers}
     used: typing.Dict[str, typing.Counter] = {}
     for server in stack.servers:
         host = assignments.get(server.name)
@@ -731,8 +749,9 @@ def replay(stack: model.Stack, world: World, clauses: typing.List[Clause],
     while waiting:
         failed: typing.Dict[str, typing.List[str]] = {}
         for name in waiting:
-            found = check_server(clauses, world.topology, placed, name,
-                                 assignments[name], engine)
+            found = check_server(
+                clauses, world.topology, placed, name, assignments[name],
+                engine, lambda: candidates(flavor_of[name]))
             if found:
                 failed[name] = found
             else:

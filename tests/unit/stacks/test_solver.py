@@ -178,6 +178,21 @@ def test_replay_refuses_a_decision_that_breaks_a_policy():
         solver.replay(crowded, world, [], {'h-1': 'r0h0', 'h-2': 'r0h0'})
 
 
+@pytest.mark.parametrize('first', [True, False])
+def test_spread_counts_only_racks_that_can_take_a_server(first, monkeypatch):
+    """Rack 2's hosts have no room: its domain is not eligible, so 2/1/0
+    keeps spread:rack's skew (Kubernetes' eligible domains), in the
+    solver's model, in the one-at-a-time decision and in the replay."""
+    world = make_world([2, 2, 2], lambda r, i: {'VCPU': 0 if r == 2 else 8})
+    if not first:   # the solver's decision alone, replayed
+        monkeypatch.setattr(solver, 'one_at_a_time', lambda *a, **k: None)
+    decision = solver.decide(stack(leaf('g', 3, 1, ['spread:rack'])), world)
+    assert decision.feasible, decision.reason
+    racks = collections.Counter(rack(h)
+                                for h in decision.assignments.values())
+    assert sorted(racks.values()) == [1, 2] and 'r2' not in racks
+
+
 POLICIES = ['anti-affinity:host', 'anti-affinity:rack', 'affinity:rack',
             'soft-anti-affinity:host', 'soft-affinity:rack',
             'soft-anti-affinity:rack']

@@ -15,6 +15,7 @@ from nova_scoped_policies.engine.context import HostCheck
 from nova_scoped_policies.engine.context import PlacementContext
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.policy.errors import PolicyError
+from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
@@ -121,13 +122,16 @@ class Spread(SpreadPlugin):
         scope = item.scope
         limit = max_skew(view.rules, scope)
         counts = {d: len(m) for d, m in start.by_domain.items()}
-        if scope == 'host':
-            domains = set(counts)
+        if not counts:
+            return start.found
+        if scope == HOST_SCOPE:
+            # as the check without candidates: some host holds no member
+            fewest = 0
         else:
             domains = {d.id for d in view.topology.domains(scope) if d.hosts}
-        if not counts or not domains:
-            return start.found
-        fewest = min(counts.get(d, 0) for d in domains)
+            if not domains:
+                return start.found
+            fewest = min(counts.get(d, 0) for d in domains)
         most = max(counts.values())
         if most - fewest > limit:
             dname = view.topology.domain_name

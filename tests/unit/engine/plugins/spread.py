@@ -15,4 +15,8 @@ ROWS = [
     # fewest is 1, so rack-1 (1 + 1 - 1) passes again
     Row({'policies': ['spread:rack']}, ['h1', 'h3'], ALL - {'h7'},
         candidates={'h1', 'h2', 'h3', 'h4'}),
+    # the host scope: a host holding no member keeps the fewest at 0, so a
+    # second member on h1 is a skew of 2 (and the audit says so)
+    Row({'policies': ['spread:host']}, ['h1'], ALL - {'h1'}),
+    Row({'policies': ['spread']}, ['h1', 'h3'], ALL - {'h1', 'h3'}),
 ]
