@@ -53,6 +53,11 @@ class DecisionError(RuntimeError):
     solver bug, never returned to a caller as a decision."""
 
 
+_OUTSIDE = object()
+"""The first half of the domain key of a slot whose host is in no domain
+of a scope (``(_OUTSIDE, slot)``: each such host apart)."""
+
+
 # -- hosts into classes -------------------------------------------------------
 
 @dataclasses.dataclass
@@ -307,7 +312,16 @@ class _Model:
         if scope == HOST_SCOPE:
             return slot.host
         found = slot.domains.get(scope)
-        return found if found is not None else ('none', ti)
+        return found if found is not None else (_OUTSIDE, ti)
+
+    @staticmethod
+    def outside_domain(key) -> bool:
+        return isinstance(key, tuple) and key[0] is _OUTSIDE
+
+    def outside(self, names: typing.Iterable[str], scope: str
+                ) -> typing.List[typing.Any]:
+        return [x for key, xs in self.by_domain(names, scope).items()
+                if self.outside_domain(key) for x in xs]
 
     def fixed_domains(self, clause: Clause, scope: str) -> typing.Counter:
         found: typing.Counter = collections.Counter()

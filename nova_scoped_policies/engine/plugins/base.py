@@ -145,6 +145,15 @@ class JointModel(typing.Protocol):
     def domain(self, slot: int, scope: str) -> typing.Any:
         """The domain key of a slot in ``scope``."""
 
+    def outside_domain(self, key: typing.Any) -> bool:
+        """Is ``key`` (of :meth:`by_domain`) the placeholder of a host in
+        no domain of the scope?"""
+
+    def outside(self, names: typing.Iterable[str], scope: str
+                ) -> typing.List[typing.Any]:
+        """The booleans "server of ``names`` goes to a host in no domain
+        of ``scope``"."""
+
     def host_of(self, slot: int) -> str:
         """The host of a slot."""
 

@@ -193,6 +193,22 @@ def test_spread_counts_only_racks_that_can_take_a_server(first, monkeypatch):
     assert sorted(racks.values()) == [1, 2] and 'r2' not in racks
 
 
+def test_soft_spread_keeps_servers_off_hosts_in_no_rack():
+    """A host in no rack is no domain of its own: a server there costs as
+    skew does, so 2/2 over the racks is the best decision (Kubernetes
+    scores a node without the topology key lowest)."""
+    racked = make_world([2, 2], lambda r, i: {'VCPU': 2})
+    world = solver.World(
+        racked.hosts + (solver.HostState('loose', 'rp-loose',
+                                         {'VCPU': 64}, frozenset()),),
+        racked.topology, {}, {})
+    decision = solver.decide(stack(leaf('g', 4, 1, ['soft-spread:rack'])),
+                             world, workers=1)
+    assert decision.feasible and decision.optimal, decision.reason
+    assert 'loose' not in decision.assignments.values()
+    assert decision.cost == 0
+
+
 POLICIES = ['anti-affinity:host', 'anti-affinity:rack', 'affinity:rack',
             'soft-anti-affinity:host', 'soft-affinity:rack',
             'soft-anti-affinity:rack']

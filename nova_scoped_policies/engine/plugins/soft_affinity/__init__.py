@@ -11,11 +11,14 @@ from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
 
 
-def members_near(item: base.Item, ctx: PlacementContext) -> HostWeight:
-    """Host -> members in its domain(s) of the item's scope.
+def members_near(item: base.Item, ctx: PlacementContext,
+                 outside: float = 0.0) -> HostWeight:
+    """Host -> members in its domain(s) of the item's scope; ``outside``
+    for a host in no domain of it.
 
     For a targeted policy: 1 for hosts of the targeted domain, else 0.
-    Shared by both soft plugins, which differ only in sign.
+    Shared by the soft plugins, which differ in sign and in what a host
+    outside every domain weighs.
     """
     scope = item.scope
     domains_of = ctx.topology.domains_of
@@ -37,15 +40,20 @@ def members_near(item: base.Item, ctx: PlacementContext) -> HostWeight:
         domain = single_get(host)
         if domain is not None:
             return float(get(domain, 0))
-        return float(sum(get(d, 0) for d in index.multiple.get(host, ())))
+        several = index.multiple.get(host)
+        if not several:
+            return float(outside)
+        return float(sum(get(d, 0) for d in several))
+
+    def of_domain(domain: typing.Optional[str]) -> float:
+        return get(domain, 0) if domain is not None else outside
 
     if index.multiple:
         return Weigh(weight, lambda names: [weight(host) for host in names])
     # every host is in one domain or none: its weight is its domain's
     return Weigh(weight, lambda names: list(map(
-        get, ctx.host_domains(scope, names), itertools.repeat(0))),
-        keyed=lambda names: (ctx.host_domains(scope, names),
-                             lambda domain: get(domain, 0)))
+        of_domain, ctx.host_domains(scope, names))),
+        keyed=lambda names: (ctx.host_domains(scope, names), of_domain))
 
 
 def shifted(weigh: HostWeight, factor: float, offset: float) -> Weigh:

@@ -2,8 +2,11 @@
 
 At scheduling it prefers the domains with the fewest members (as
 Kubernetes scores ``whenUnsatisfiable: ScheduleAnyway``; the skew only
-shifts every host's weight alike); in a stack's joint decision each
-member of skew beyond ``max_skew_S`` costs 1.
+shifts every host's weight alike), and a host in no domain of S weighs as
+one in the fullest domain (Kubernetes scores a node without the topology
+key as low as the node of the fullest domain). In a stack's joint
+decision each member of skew beyond ``max_skew_S``, and each member on a
+host in no domain of S, costs 1.
 """
 
 from nova_scoped_policies.engine.context import HostWeight
@@ -26,7 +29,8 @@ class SoftSpread(SpreadPlugin):
     weigher = 'soft-anti-affinity'
 
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
-        return shifted(members_near(item, ctx), -1.0,
+        fullest = max(ctx.counts(item.scope).values(), default=0)
+        return shifted(members_near(item, ctx, outside=fullest), -1.0,
                        ctx.fewest(item.scope) - 1.0)
 
     def encode(self, item: base.Item, clause, rules: Rules,
@@ -36,3 +40,5 @@ class SoftSpread(SpreadPlugin):
         excess = m.NewIntVar(0, len(clause.servers) + len(clause.fixed), '')
         m.Add(excess >= most - fewest - max_skew(rules, item.scope))
         self.weighted(item, rules, [excess], model)
+        self.weighted(item, rules, model.outside(clause.servers, item.scope),
+                      model)

@@ -68,8 +68,10 @@ class SpreadPlugin(base.PolicyTypePlugin):
         included, in the domains where some server of it may go."""
         m = model.m
         fixed = model.fixed_domains(clause, scope)
+        # hosts in no domain of the scope are in none of its domains
         counts = {d: sum(xs) + fixed.get(d, 0) for d, xs in
-                  model.by_domain(clause.servers, scope).items()}
+                  model.by_domain(clause.servers, scope).items()
+                  if not model.outside_domain(d)}
         for domain, n in fixed.items():
             counts.setdefault(domain, n)
         total = len(clause.servers) + sum(fixed.values())
