@@ -273,6 +273,29 @@ class InFlightMemberLocator:
         return {uuid: {names[rp] for rp in rps if rp in names}
                 for uuid, rps in providers.items()}
 
+    def hosts_with_trait(self, context: nova_context.RequestContext,
+                         trait: str) -> typing.Set[str]:
+        """The hosts whose compute node provider carries ``trait`` in
+        Placement (``GET /resource_providers?required=``, 1.18).
+
+        :raises MemberLookupError: Placement or a cell did not answer.
+        """
+        try:
+            resp = self.client.get(
+                f'/resource_providers?required={trait}', version='1.18',
+                global_request_id=context.global_id)
+        except ks_exc.ClientException as exc:
+            raise MemberLookupError(
+                f'Placement did not list the providers with {trait}: '
+                f'{exc}') from exc
+        if resp is None or resp.status_code != 200:
+            raise MemberLookupError(
+                f'Placement answered {getattr(resp, "status_code", None)} '
+                f'when asked for the providers with {trait}')
+        uuids = {rp['uuid']
+                 for rp in resp.json().get('resource_providers') or ()}
+        return set(self._provider_hosts(context, uuids).values())
+
     def _opened(self, exc: Exception) -> None:
         interval = self._retry_interval()
         with self._lock:
@@ -317,11 +340,19 @@ class StaticMemberLocator:
     """Members' hosts from a mapping (simulations, benchmarks, tests).
 
     :param hosts: member uuid -> host; kept and read live.
+    :param traits: host -> its traits in Placement (none by default: a
+        simulation's topology knows its hosts' traits already).
     """
 
     def __init__(self, hosts: typing.Optional[
-            typing.Dict[str, typing.Optional[str]]] = None) -> None:
+            typing.Dict[str, typing.Optional[str]]] = None,
+                 traits: typing.Optional[typing.Mapping[
+                     str, typing.Iterable[str]]] = None) -> None:
         self.hosts = hosts if hosts is not None else {}
+        self.traits = traits if traits is not None else {}
+
+    def hosts_with_trait(self, context, trait: str) -> typing.Set[str]:
+        return {h for h, found in self.traits.items() if trait in found}
 
     def current_members(self, context, group_uuid: str) -> typing.List[str]:
         """None beyond the RequestSpec's."""

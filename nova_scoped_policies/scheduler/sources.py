@@ -8,6 +8,8 @@ rule for an unreachable store. :class:`.state.RequestStates` receives one
 and never reads CONF or loads drivers itself.
 """
 
+import threading
+import time
 import typing
 
 from oslo_config import cfg
@@ -20,6 +22,8 @@ from nova_scoped_policies.scheduler import aggregate_cache
 from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import request_builder
 from nova_scoped_policies.scheduler import stores
+from nova_scoped_policies.topology import Topology
+from nova_scoped_policies.topology.model import LICENSE_TRAIT
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -52,6 +56,10 @@ class Sources:
         self.aggregates = aggregates or aggregate_cache.AggregateCache(
             lambda: conf.scoped_policies.aggregate_refresh_interval,
             stored=self.stored_scopes)
+        # licence trait -> (when read, its hosts)
+        self._traits: typing.Dict[str, typing.Tuple[float, typing.Set[
+            str]]] = {}
+        self._lock = threading.Lock()
 
     @property
     def store(self) -> typing.Optional[stores.CachedStore]:
@@ -179,6 +187,44 @@ class Sources:
         the locator cannot tell."""
         claims = getattr(self.locator, 'claims', None)
         return claims(context, instance_uuids) if claims else {}
+
+    def licensed(self, context, topology: Topology,
+                 products: typing.Collection[str]) -> Topology:
+        """``topology`` told which hosts carry the licence traits
+        (``CUSTOM_LICENSE_<PRODUCT>``) of ``products`` in Placement, each
+        trait's hosts read at most every ``aggregate_refresh_interval``.
+
+        When Placement does not answer, the hosts last read stand (none
+        before the first answer): ``license:`` then fails closed on hosts
+        licensed by the trait alone, and the failure is logged.
+        """
+        find = getattr(self.locator, 'hosts_with_trait', None)
+        if not products or find is None:
+            return topology
+        traits: typing.Dict[str, typing.List[str]] = {}
+        for product in sorted(products):
+            trait = LICENSE_TRAIT + product
+            for host in self._trait_hosts(context, trait, find):
+                traits.setdefault(host, []).append(trait)
+        return topology.with_traits(traits)
+
+    def _trait_hosts(self, context, trait: str, find) -> typing.Set[str]:
+        now = time.monotonic()
+        with self._lock:
+            read_at, hosts = self._traits.get(trait, (None, set()))
+        ttl = self._conf.scoped_policies.aggregate_refresh_interval
+        if read_at is not None and now - read_at < ttl:
+            return hosts
+        try:
+            hosts = find(context, trait)
+        except members_mod.MemberLookupError as exc:
+            LOG.warning('Scoped policies: the hosts with the trait %s could '
+                        'not be read (%s); license policies count the hosts '
+                        'read before, if any', trait, exc)
+            return hosts
+        with self._lock:
+            self._traits[trait] = (now, hosts)
+        return hosts
 
     def locate(self, context, members: typing.Collection[str]):
         """See :meth:`members.InFlightMemberLocator.locate`."""

@@ -25,6 +25,8 @@ from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
 from nova_scoped_policies.engine import audit as engine_audit
+from nova_scoped_policies.engine.plugins import license as license_plugin
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
@@ -54,6 +56,17 @@ def _document_of(spec: builder.SpecView, stored, to_real):
                     builder.HINT, sched_conf.GROUP_NAME,
                     sched_conf.ALLOW_HINT)
     return builder.document(spec, stored, use_hint, to_real)
+
+
+def _products(documents: typing.Iterable[typing.Optional[
+        policy.PolicyDocument]]) -> typing.Set[str]:
+    """The licensed products the documents' policies name (``license:P``,
+    ``soft-license-pack:P``): their hosts' licence traits are read from
+    Placement."""
+    return {plugin_item.policy.argument
+            for document in documents if document is not None
+            for plugin, plugin_item in registry.items(document)
+            if isinstance(plugin, license_plugin.ProductPlugin)}
 
 
 @dataclasses.dataclass
@@ -263,6 +276,9 @@ class RequestStates:
             return ()
         stack = stack_model.with_real_ids(
             stack_model.parse(plan.document), topology, plan.project_id)
+        topology = self.sources.licensed(context, topology, _products(
+            [g.document for g in stack.root.walk()]
+            + [r.document for r in stack.relationships]))
         placed: typing.Dict[str, typing.Optional[str]] = {
             name: server.host for name, server in plan.servers.items()
             if server.state == stack_db.HELD and name != me}
@@ -322,6 +338,8 @@ class RequestStates:
             return _Entry(None, stack=stack)
         if topology is None:
             topology = self.sources.aggregates.get(context)
+        topology = self.sources.licensed(context, topology,
+                                         _products([document]))
         placements: typing.Mapping[str, typing.Optional[str]] = {}
         if spec.in_group:
             current = ()

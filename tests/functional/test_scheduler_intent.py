@@ -111,6 +111,28 @@ class LicenseTest(base.ScopedPoliciesTestCase):
         self.assertIn('license:DB2: all 6 hosts left are not licensed',
                       failed['fault']['message'])
 
+    def test_a_host_licensed_by_its_trait_alone(self):
+        """nova-scheduler reads the licence trait from Placement: h5 runs
+        SAP by CUSTOM_LICENSE_SAP, and no aggregate says so."""
+        self.placement.put('/traits/CUSTOM_LICENSE_SAP', None,
+                           version='1.6')
+        (provider,) = self.placement.get(
+            '/resource_providers?name=h5',
+            version='1.6').body['resource_providers']
+        uri = f"/resource_providers/{provider['uuid']}/traits"
+        current = self.placement.get(uri, version='1.6').body
+        self.placement.put(uri, {
+            'resource_provider_generation':
+                current['resource_provider_generation'],
+            'traits': current['traits'] + ['CUSTOM_LICENSE_SAP']},
+            version='1.6')
+        servers = [self._boot(None, {'policies': ['license:sap']},
+                              name=f'sap-{i}')[0] for i in range(2)]
+        self.assertEqual({'h5'}, {self.host_of(s) for s in servers})
+        # the aggregate's licence still counts beside the trait
+        self.assertIn(self.host_of(self._boot(
+            None, {'policies': ['license:oracle']})[0]), {'h3', 'h4'})
+
     def test_moves_stay_on_licensed_hosts(self):
         server = self._boot(None, {'policies': ['license:oracle']})[0]
         source = self.host_of(server)

@@ -17,6 +17,7 @@ from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.conf import opts
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies.scheduler import members
+from nova_scoped_policies.scheduler import sources
 from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.scheduler import aggregate_cache
 from nova_scoped_policies.db import records
@@ -452,3 +453,49 @@ def test_a_bad_store_driver_fails_group_boots_only(monkeypatch, conf):
         HOSTS, spec(group=False)) is HOSTS
     with pytest.raises(exception.NoValidHost, match="store_driver: 'nope'"):
         ScopedAntiAffinityFilter().filter_all(HOSTS, spec())
+
+
+class _TraitLocator(members.StaticMemberLocator):
+    """Licence traits from a mapping, or a Placement that does not
+    answer; counts the questions."""
+
+    def __init__(self, traits, failing=False):
+        super().__init__(traits=traits)
+        self.failing = failing
+        self.asked = 0
+
+    def hosts_with_trait(self, context, trait):
+        self.asked += 1
+        if self.failing:
+            raise members.MemberLookupError('Placement is down')
+        return super().hosts_with_trait(context, trait)
+
+
+def test_licence_traits_are_read_once_per_refresh_interval(conf):
+    conf.config(aggregate_refresh_interval=30, group='scoped_policies')
+    locator = _TraitLocator({'h5': ['CUSTOM_LICENSE_SAP']})
+    source = sources.Sources(locator, StaticAggregates(TOPOLOGY),
+                                        store=None)
+    for _ in range(2):
+        licensed = source.licensed(None, TOPOLOGY, {'SAP'})
+        assert licensed.licensed('SAP') == {'h5'}
+    assert locator.asked == 1
+    assert source.licensed(None, TOPOLOGY, set()) is TOPOLOGY
+
+
+def test_licence_traits_fail_closed_when_placement_is_down(conf, caplog):
+    conf.config(aggregate_refresh_interval=0, group='scoped_policies')
+    locator = _TraitLocator({'h5': ['CUSTOM_LICENSE_SAP']}, failing=True)
+    source = sources.Sources(locator, StaticAggregates(TOPOLOGY),
+                                        store=None)
+    with caplog.at_level(logging.WARNING):
+        assert source.licensed(None, TOPOLOGY, {'SAP'}).licensed(
+            'SAP') == frozenset()
+    assert 'CUSTOM_LICENSE_SAP could not be read' in caplog.text
+    locator.failing = False
+    assert source.licensed(None, TOPOLOGY, {'SAP'}).licensed(
+        'SAP') == {'h5'}
+    # then down again: the hosts read before stand
+    locator.failing = True
+    assert source.licensed(None, TOPOLOGY, {'SAP'}).licensed(
+        'SAP') == {'h5'}
