@@ -475,7 +475,7 @@ def test_licence_traits_are_read_once_per_refresh_interval(conf):
     conf.config(aggregate_refresh_interval=30, group='scoped_policies')
     locator = _TraitLocator({'h5': ['CUSTOM_LICENSE_SAP']})
     source = sources.Sources(locator, StaticAggregates(TOPOLOGY),
-                                        store=None)
+                             store=None)
     for _ in range(2):
         licensed = source.licensed(None, TOPOLOGY, {'SAP'})
         assert licensed.licensed('SAP') == {'h5'}
@@ -487,7 +487,7 @@ def test_licence_traits_fail_closed_when_placement_is_down(conf, caplog):
     conf.config(aggregate_refresh_interval=0, group='scoped_policies')
     locator = _TraitLocator({'h5': ['CUSTOM_LICENSE_SAP']}, failing=True)
     source = sources.Sources(locator, StaticAggregates(TOPOLOGY),
-                                        store=None)
+                             store=None)
     with caplog.at_level(logging.WARNING):
         assert source.licensed(None, TOPOLOGY, {'SAP'}).licensed(
             'SAP') == frozenset()
