@@ -427,6 +427,10 @@ FIRST_SHARE = 0.4
 """The most of a decision's time limit the one-at-a-time decision
 (:func:`one_at_a_time`) may take; the solver starts from it and has the
 rest."""
+FINISH_SHARE = 0.15
+"""The share of a decision's time limit kept after CP-SAT's search, to
+replay its answer through the engine's checks (or, when it found none,
+the one-at-a-time decision and its cost)."""
 SEARCH_SHARE = 0.5
 """The least of a decision's time limit left for CP-SAT's search once
 its model is built: a model that takes longer to build is not built,
@@ -595,12 +599,17 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
             host = first.get(built.servers[si].name)
             if host in at:
                 built.m.AddHint(var, at[host] == ti)
-    solver, status = _solve(cp_model, built,
-                            deadline - time.monotonic(), workers, seed)
+    # the search ends early enough to check its answer (or the first
+    # decision, and that one's cost) within the time limit
+    solver, status = _solve(
+        cp_model, built,
+        deadline - time_limit * FINISH_SHARE - time.monotonic(), workers,
+        seed)
     if status == cp_model.UNKNOWN and first is not None:
         replay(stack, world, clauses, first)
         return Decision(True, first, '', time.monotonic() - started,
-                        False, _cost_of(cp_model, built, first))
+                        False, _cost_of(cp_model, built, first,
+                                        deadline - time.monotonic()))
     reason = _failed(cp_model, status, (stack, world, clauses, slots, rcs,
                                         time_limit, workers, seed),
                      f'no decision found in {time_limit:g} s; the stack '
@@ -614,17 +623,19 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
                     int(round(solver.ObjectiveValue())) if built.cost else 0)
 
 
-def _cost_of(cp_model, built: _Model, assignments: typing.Mapping[str, str]
-             ) -> int:
+def _cost_of(cp_model, built: _Model, assignments: typing.Mapping[str, str],
+             time_limit: float = 1.0) -> int:
     """The soft policies' cost of ``assignments`` in ``built`` (0 when it
-    has no cost, or a host is not a slot of the model)."""
+    has no cost, a host is not a slot of the model, or ``time_limit``
+    seconds, at most one, do not tell)."""
     if not built.cost:
         return 0
     slot = {s.host: ti for ti, s in enumerate(built.slots)}
     for (si, ti), var in built.x.items():
         host = assignments.get(built.servers[si].name)
         built.m.Add(var == int(slot.get(host) == ti))
-    solver, status = _solve(cp_model, built, 1.0, 1, 0)
+    solver, status = _solve(cp_model, built,
+                            min(1.0, max(0.05, time_limit)), 1, 0)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return int(round(solver.ObjectiveValue()))
     return 0
