@@ -1,8 +1,8 @@
 """``python -m benchmarks [all|filters|request_filters|simulator|
 concurrency|stacks|repair] [args]``.
 
-``all`` (the default) runs P1, P2 and P3 in turn and prints each figure with
-its ratio; ``--quick`` there shortens P1 and P3.
+``all`` (the default) runs every suite in turn (P1 to P6) and prints each
+figure with its ratio; ``--quick`` there shortens P1, P3, P5 and P6.
 """
 
 import importlib
