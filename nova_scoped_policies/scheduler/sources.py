@@ -218,10 +218,11 @@ class Sources:
         try:
             hosts = find(context, trait)
         except members_mod.MemberLookupError as exc:
+            # asked again after the same interval, not at every request
+            # while Placement is down
             LOG.warning('Scoped policies: the hosts with the trait %s could '
                         'not be read (%s); license policies count the hosts '
                         'read before, if any', trait, exc)
-            return hosts
         with self._lock:
             self._traits[trait] = (now, hosts)
         return hosts
