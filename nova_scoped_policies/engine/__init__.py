@@ -132,6 +132,13 @@ class Evaluation:
     def has_weights(self, kind: str) -> bool:
         return bool(self._weighers_made.get(str(kind)))
 
+    @property
+    def reads_candidates(self) -> bool:
+        """Whether an item reads the request's candidates (spread's
+        eligible domains): only then are they worth a pass over the
+        hosts (:meth:`checks_for`)."""
+        return any(p.reads_candidates for p, _ in self.items)
+
     def checks_for(self, families: typing.Iterable[str] = (),
                    candidates: typing.Optional[
                        typing.Collection[str]] = None
@@ -150,8 +157,7 @@ class Evaluation:
                           if not key or family in key
                           for _, check in pairs)
             self._by_families[key] = found
-        if candidates is None or not any(
-                p.reads_candidates for p, _ in self.items):
+        if candidates is None or not self.reads_candidates:
             return found
         ctx = self.context.narrowed(candidates)
         return tuple(
@@ -261,6 +267,8 @@ class JointEvaluation:
 
     def has_weights(self, kind: str) -> bool:
         return any(p.has_weights(kind) for p in self.parts)
+
+    reads_candidates = Evaluation.reads_candidates
 
     def checks_for(self, families: typing.Iterable[str] = (),
                    candidates: typing.Optional[

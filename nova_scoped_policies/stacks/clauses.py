@@ -215,9 +215,8 @@ def read_candidates(evaluation, candidates: typing.Optional[typing.Callable[
         [], typing.Collection[str]]]
              ) -> typing.Optional[typing.Collection[str]]:
     """``candidates()`` when an item of ``evaluation`` reads them
-    (``reads_candidates``), else None (every host): they cost a pass over
-    the hosts."""
-    if candidates is None or not any(
-            plugin.reads_candidates for plugin, _ in evaluation.items):
+    (``Evaluation.reads_candidates``), else None (every host): they cost a
+    pass over the hosts."""
+    if candidates is None or not evaluation.reads_candidates:
         return None
     return candidates()
