@@ -1,7 +1,6 @@
 """soft-affinity:S and soft-affinity:S:ID."""
 
 import itertools
-import typing
 
 from nova_scoped_policies.engine.context import HostWeight
 from nova_scoped_policies.engine.context import Weigh
@@ -45,15 +44,17 @@ def members_near(item: base.Item, ctx: PlacementContext,
             return float(outside)
         return float(sum(get(d, 0) for d in several))
 
-    def of_domain(domain: typing.Optional[str]) -> float:
-        return get(domain, 0) if domain is not None else outside
-
     if index.multiple:
         return Weigh(weight, lambda names: [weight(host) for host in names])
-    # every host is in one domain or none: its weight is its domain's
+    # every host is in one domain or none (None, which weighs
+    # ``outside``): its weight is its domain's, read at C speed
+    of_domain = dict(counts)
+    of_domain[None] = outside
+    read = of_domain.get
     return Weigh(weight, lambda names: list(map(
-        of_domain, ctx.host_domains(scope, names))),
-        keyed=lambda names: (ctx.host_domains(scope, names), of_domain))
+        read, ctx.host_domains(scope, names), itertools.repeat(0))),
+        keyed=lambda names: (ctx.host_domains(scope, names),
+                             lambda domain: read(domain, 0)))
 
 
 def shifted(weigh: HostWeight, factor: float, offset: float) -> Weigh:
