@@ -23,7 +23,6 @@ from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import request_builder
 from nova_scoped_policies.scheduler import stores
 from nova_scoped_policies.topology import Topology
-from nova_scoped_policies.topology.model import LICENSE_TRAIT
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -56,7 +55,7 @@ class Sources:
         self.aggregates = aggregates or aggregate_cache.AggregateCache(
             lambda: conf.scoped_policies.aggregate_refresh_interval,
             stored=self.stored_scopes)
-        # licence trait -> (when read, its hosts)
+        # trait -> (when read, its hosts)
         self._traits: typing.Dict[str, typing.Tuple[float, typing.Set[
             str]]] = {}
         self._lock = threading.Lock()
@@ -188,25 +187,26 @@ class Sources:
         claims = getattr(self.locator, 'claims', None)
         return claims(context, instance_uuids) if claims else {}
 
-    def licensed(self, context, topology: Topology,
-                 products: typing.Collection[str]) -> Topology:
-        """``topology`` told which hosts carry the licence traits
-        (``CUSTOM_LICENSE_<PRODUCT>``) of ``products`` in Placement, each
-        trait's hosts read at most every ``aggregate_refresh_interval``.
+    def with_traits(self, context, topology: Topology,
+                    traits: typing.Collection[str]) -> Topology:
+        """``topology`` told which hosts carry ``traits`` in Placement
+        (the traits a request's policies read:
+        ``registry.placement_traits``, a licence's
+        ``CUSTOM_LICENSE_<PRODUCT>``), each trait's hosts read at most
+        every ``aggregate_refresh_interval``.
 
         When Placement does not answer, the hosts last read stand (none
         before the first answer): ``license:`` then fails closed on hosts
         licensed by the trait alone, and the failure is logged.
         """
         find = getattr(self.locator, 'hosts_with_trait', None)
-        if not products or find is None:
+        if not traits or find is None:
             return topology
-        traits: typing.Dict[str, typing.List[str]] = {}
-        for product in sorted(products):
-            trait = LICENSE_TRAIT + product
+        of_host: typing.Dict[str, typing.List[str]] = {}
+        for trait in sorted(traits):
             for host in self._trait_hosts(context, trait, find):
-                traits.setdefault(host, []).append(trait)
-        return topology.with_traits(traits)
+                of_host.setdefault(host, []).append(trait)
+        return topology.with_traits(of_host)
 
     def _trait_hosts(self, context, trait: str, find) -> typing.Set[str]:
         now = time.monotonic()
@@ -221,8 +221,8 @@ class Sources:
             # asked again after the same interval, not at every request
             # while Placement is down
             LOG.warning('Scoped policies: the hosts with the trait %s could '
-                        'not be read (%s); license policies count the hosts '
-                        'read before, if any', trait, exc)
+                        'not be read (%s); policies count the hosts read '
+                        'before, if any', trait, exc)
         with self._lock:
             self._traits[trait] = (now, hosts)
         return hosts

@@ -25,7 +25,6 @@ from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
 from nova_scoped_policies.engine import audit as engine_audit
-from nova_scoped_policies.engine.plugins import license as license_plugin
 from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
@@ -56,17 +55,6 @@ def _document_of(spec: builder.SpecView, stored, to_real):
                     builder.HINT, sched_conf.GROUP_NAME,
                     sched_conf.ALLOW_HINT)
     return builder.document(spec, stored, use_hint, to_real)
-
-
-def _products(documents: typing.Iterable[typing.Optional[
-        policy.PolicyDocument]]) -> typing.Set[str]:
-    """The licensed products the documents' policies name (``license:P``,
-    ``soft-license-pack:P``): their hosts' licence traits are read from
-    Placement."""
-    return {plugin_item.policy.argument
-            for document in documents if document is not None
-            for plugin, plugin_item in registry.items(document)
-            if isinstance(plugin, license_plugin.ProductPlugin)}
 
 
 @dataclasses.dataclass
@@ -276,9 +264,10 @@ class RequestStates:
             return ()
         stack = stack_model.with_real_ids(
             stack_model.parse(plan.document), topology, plan.project_id)
-        topology = self.sources.licensed(context, topology, _products(
-            [g.document for g in stack.root.walk()]
-            + [r.document for r in stack.relationships]))
+        topology = self.sources.with_traits(
+            context, topology, registry.placement_traits(
+                [g.document for g in stack.root.walk()]
+                + [r.document for r in stack.relationships]))
         placed: typing.Dict[str, typing.Optional[str]] = {
             name: server.host for name, server in plan.servers.items()
             if server.state == stack_db.HELD and name != me}
@@ -338,8 +327,8 @@ class RequestStates:
             return _Entry(None, stack=stack)
         if topology is None:
             topology = self.sources.aggregates.get(context)
-        topology = self.sources.licensed(context, topology,
-                                         _products([document]))
+        topology = self.sources.with_traits(
+            context, topology, registry.placement_traits([document]))
         placements: typing.Mapping[str, typing.Optional[str]] = {}
         if spec.in_group:
             current = ()

@@ -364,6 +364,12 @@ class PolicyPlugin(abc.ABC):
     scope nova's group means it; nova-compute checks the hard ones again
     at the claim, so their host-scope boots need no lock)."""
 
+    def placement_traits(self, item: Item) -> typing.Tuple[str, ...]:
+        """The Placement traits whose hosts ``item`` reads in the topology
+        (``Topology.with_traits``): nova-scheduler asks Placement which
+        hosts carry them. None by default."""
+        return ()
+
     def needs_members(self, policy: Policy) -> bool:
         """Whether ``policy`` reads a group's members (a scheduler hint
         naming it needs a server group): yes, unless it targets a domain.

@@ -138,6 +138,15 @@ def hard(document: PolicyDocument) -> bool:
     return any(plugin.hard for plugin, _ in items(document))
 
 
+def placement_traits(documents: typing.Iterable[PolicyDocument]
+                     ) -> typing.Set[str]:
+    """The Placement traits the items of ``documents`` read
+    (:meth:`PolicyPlugin.placement_traits`)."""
+    return {trait for document in documents
+            for plugin, item in items(document)
+            for trait in plugin.placement_traits(item)}
+
+
 class Undefined(typing.NamedTuple):
     """A policy or rule on a scope the cloud does not define.
 

@@ -14,6 +14,7 @@ from nova.scheduler import filters as nova_filters
 from nova.scheduler import weights as nova_weights
 from nova.tests.unit.scheduler import fakes
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.conf import opts
 from nova_scoped_policies import topology as topo
 from nova_scoped_policies.scheduler import members
@@ -471,16 +472,26 @@ class _TraitLocator(members.StaticMemberLocator):
         return super().hosts_with_trait(context, trait)
 
 
+SAP = {'CUSTOM_LICENSE_SAP'}
+
+
+def test_the_licence_plugins_name_the_traits_they_read():
+    document = policy.parse_document({'policies': [
+        'license:sap', 'soft-license-pack:db2', 'anti-affinity:rack']})
+    assert registry.placement_traits([document]) == {
+        'CUSTOM_LICENSE_SAP', 'CUSTOM_LICENSE_DB2'}
+
+
 def test_licence_traits_are_read_once_per_refresh_interval(conf):
     conf.config(aggregate_refresh_interval=30, group='scoped_policies')
     locator = _TraitLocator({'h5': ['CUSTOM_LICENSE_SAP']})
     source = sources.Sources(locator, StaticAggregates(TOPOLOGY),
                              store=None)
     for _ in range(2):
-        licensed = source.licensed(None, TOPOLOGY, {'SAP'})
+        licensed = source.with_traits(None, TOPOLOGY, SAP)
         assert licensed.licensed('SAP') == {'h5'}
     assert locator.asked == 1
-    assert source.licensed(None, TOPOLOGY, set()) is TOPOLOGY
+    assert source.with_traits(None, TOPOLOGY, set()) is TOPOLOGY
 
 
 def test_licence_traits_fail_closed_when_placement_is_down(conf, caplog):
@@ -489,13 +500,13 @@ def test_licence_traits_fail_closed_when_placement_is_down(conf, caplog):
     source = sources.Sources(locator, StaticAggregates(TOPOLOGY),
                              store=None)
     with caplog.at_level(logging.WARNING):
-        assert source.licensed(None, TOPOLOGY, {'SAP'}).licensed(
+        assert source.with_traits(None, TOPOLOGY, SAP).licensed(
             'SAP') == frozenset()
     assert 'CUSTOM_LICENSE_SAP could not be read' in caplog.text
     locator.failing = False
-    assert source.licensed(None, TOPOLOGY, {'SAP'}).licensed(
+    assert source.with_traits(None, TOPOLOGY, SAP).licensed(
         'SAP') == {'h5'}
     # then down again: the hosts read before stand
     locator.failing = True
-    assert source.licensed(None, TOPOLOGY, {'SAP'}).licensed(
+    assert source.with_traits(None, TOPOLOGY, SAP).licensed(
         'SAP') == {'h5'}

@@ -21,6 +21,7 @@ from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import Policy
 from nova_scoped_policies.policy.model import PolicyType
 from nova_scoped_policies.policy.model import Rules
+from nova_scoped_policies.topology.model import LICENSE_TRAIT
 
 PolicyType.LICENSE = PolicyType.define('license', hard=True, attracts=None)
 
@@ -43,6 +44,10 @@ class ProductPlugin(base.PolicyTypePlugin):
 
     def needs_members(self, policy: Policy) -> bool:
         return self.name != License.name
+
+    def placement_traits(self, item: base.Item) -> typing.Tuple[str, ...]:
+        """Hosts with ``CUSTOM_LICENSE_<PRODUCT>`` may run the product."""
+        return (LICENSE_TRAIT + item.policy.argument,)
 
 
 class License(ProductPlugin):
