@@ -33,16 +33,28 @@ class Check:
     :param one: host -> None (pass) or the reason.
     :param rejected: host names -> a set holding every one of them the
         check rejects, and none it passes (it may hold other hosts).
+    :param domains: optional, for a check whose verdict depends on the
+        host's domain of one scope alone: (the scope, domain id -> does
+        it reject the domain's hosts?); hosts in no domain of the scope,
+        or in several, are rejected. A reader that keeps hosts as
+        columns (the simulator's fast engine) asks once per domain.
+    :param hosts: optional, for a check by host name: (the hosts it
+        rejects, or with ``allowed`` True the only hosts it passes; True).
     """
 
-    __slots__ = ('_one', '_rejected')
+    __slots__ = ('_one', '_rejected', 'domains', 'hosts')
 
     def __init__(self, one: typing.Callable[[str], typing.Optional[
             reasons.Reason]],
-                 rejected: typing.Callable[[Names], typing.AbstractSet[str]]
-                 ) -> None:
+                 rejected: typing.Callable[[Names], typing.AbstractSet[str]],
+                 domains: typing.Optional[typing.Tuple[
+                     str, typing.Callable[[str], bool]]] = None,
+                 hosts: typing.Optional[typing.Tuple[
+                     typing.AbstractSet[str], bool]] = None) -> None:
         self._one = one
         self._rejected = rejected
+        self.domains = domains
+        self.hosts = hosts
 
     def __call__(self, host: str) -> typing.Optional[reasons.Reason]:
         return self._one(host)
@@ -71,22 +83,28 @@ class Weigh:
     :param keyed: optional, for a weight that depends on a key of the
         host alone (its domain): host names -> (their keys, key -> raw
         weight); :meth:`scaled` then weighs each key once.
+    :param domains: optional, with ``keyed`` keyed by the host's domain
+        of one scope: (the scope, domain id or None for a host in no
+        domain -> raw weight), for a reader that keeps hosts as columns.
     """
 
-    __slots__ = ('_one', '_many', 'factor', 'offset', '_keyed')
+    __slots__ = ('_one', '_many', 'factor', 'offset', '_keyed', 'domains')
 
     def __init__(self, one: typing.Callable[[str], float],
                  many: typing.Callable[[Names], typing.List[float]],
                  factor: float = 1.0, offset: float = 0.0,
                  keyed: typing.Optional[typing.Callable[[Names], typing.Tuple[
                      typing.Sequence[typing.Any],
-                     typing.Callable[[typing.Any], float]]]] = None
-                 ) -> None:
+                     typing.Callable[[typing.Any], float]]]] = None,
+                 domains: typing.Optional[typing.Tuple[
+                     str, typing.Callable[[typing.Optional[str]],
+                                          float]]] = None) -> None:
         self._one = one
         self._many = many
         self.factor = factor
         self.offset = offset
         self._keyed = keyed
+        self.domains = domains
 
     def __call__(self, host: str) -> float:
         return self.offset + self.factor * self._one(host)
@@ -112,21 +130,32 @@ class Weigh:
         else:
             values = self._many(names)
             raw_of = {v: v for v in set(values)}
+        to_scaled = self.scaled_keys(raw_of, weight)
+        if to_scaled is None:
+            return [0.0] * len(values)
+        return list(map(to_scaled.__getitem__, values))
+
+    def scaled_keys(self, raw_of: typing.Mapping[typing.Any, float],
+                    weight: float = 1.0
+                    ) -> typing.Optional[typing.Dict[typing.Any, float]]:
+        """key -> its weight scaled to [0, ``weight``] over the keys of
+        ``raw_of`` (key -> raw weight) as :meth:`scaled` scales hosts;
+        None when all are alike (all 0)."""
         low = min(raw_of.values(), default=0.0)
         high = max(raw_of.values(), default=0.0)
         if high <= low:
-            return [0.0] * len(values)
+            return None
         if self.factor < 0:
             low, high = high, low
         scale = 1.0 / (high - low)
-        to_scaled = {key: (v - low) * scale * weight
-                     for key, v in raw_of.items()}
-        return list(map(to_scaled.__getitem__, values))
+        return {key: (v - low) * scale * weight
+                for key, v in raw_of.items()}
 
     def transformed(self, factor: float, offset: float) -> 'Weigh':
         """``offset + factor * self``."""
         return Weigh(self._one, self._many, self.factor * factor,
-                     self.offset * factor + offset, self._keyed)
+                     self.offset * factor + offset, self._keyed,
+                     self.domains)
 
 
 def weights(weigh: HostWeight, names: Names) -> typing.List[float]:
@@ -153,9 +182,10 @@ def hosts_check(bad: typing.AbstractSet[str],
     ``reason(host)``; with ``allowed``, those *not* in ``bad`` do."""
     if allowed:
         return Check(lambda host: None if host in bad else reason(host),
-                     lambda names: set(names).difference(bad))
+                     lambda names: set(names).difference(bad),
+                     hosts=(bad, True))
     return Check(lambda host: reason(host) if host in bad else None,
-                 lambda names: bad)
+                 lambda names: bad, hosts=(bad, False))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,12 +275,8 @@ class PlacementContext:
         if found is None:
             counts = self.counts(scope)
             if self.candidates is not None:
-                eligible = set()
-                for host in self.candidates:
-                    eligible.update((host,) if scope == HOST_SCOPE else
-                                    self.topology.domains_of(scope, host))
-                found = min((counts.get(d, 0) for d in eligible),
-                            default=0)
+                found = min(map(counts.get, self._eligible(scope),
+                                itertools.repeat(0)), default=0)
             elif scope == HOST_SCOPE:
                 found = 0
             else:
@@ -315,6 +341,21 @@ class PlacementContext:
         """Domains of ``scope`` holding max_server_per_<scope> members."""
         limit = self.limit(scope)
         return {d for d, n in self.counts(scope).items() if n >= limit}
+
+    def _eligible(self, scope: str) -> typing.Set[str]:
+        """The domains of ``scope`` holding a candidate host (the
+        candidates themselves for the host scope), at C speed."""
+        if scope == HOST_SCOPE:
+            return set(self.candidates)
+        index = self.topology.index(scope)
+        if index is None:
+            return set()
+        found = set(map(index.single.get, self.candidates))
+        found.discard(None)
+        if index.multiple:
+            for host in self.candidates:
+                found.update(index.multiple.get(host, ()))
+        return found
 
     def remaining(self) -> int:
         """Members still to place, this one included (rules.size based)."""
@@ -388,7 +429,8 @@ class PlacementContext:
                 return frozenset()
             return set(itertools.compress(names, map(bad.__contains__,
                                                      domains)))
-        return Check(check, rejected)
+        return Check(check, rejected, domains=(
+            scope, lambda domain: on_domain(domain, domain) is not None))
 
     def unknown_scope(self, scope: str, label: str) -> HostCheck:
         """A check that fails every host: the scope is not defined."""

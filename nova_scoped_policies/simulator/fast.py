@@ -1,318 +1,128 @@
-"""The fast engine: nova's handlers run once per class of equal hosts.
+"""The fast engine: every host a row of columns, every request one pass.
 
-``simulate --engine fast`` makes the same decisions as the default engine
-(:mod:`nova_scoped_policies.simulator.runner`) at a fraction of the cost,
-for clouds of thousands of hosts. What it keeps: our request filters, nova's
-``resources_from_request_spec``, the fake Placement's own query parser and
-candidate rules, the configured filters and weighers run through nova's
-filter and weight handlers, the claim, HostStates consumed by
-multi-instance boots, and all-or-nothing boots. What it changes: it talks
-to the embedded Placement in-process instead of over HTTP (and builds the
-world in the model directly), and it hands nova's handlers one
-representative HostState per *class* of hosts instead of every host.
+``simulate --engine fast`` makes the same decisions as the nova engine
+(:class:`~nova_scoped_policies.simulator.runner.EveryHost`) for clouds of
+tens of thousands of hosts whose usage differs host by host. What it
+keeps: our request filters, nova's ``resources_from_request_spec``, the
+fake Placement's own query parser, the configured filters and weighers
+(their order, nova's normalisation, the multipliers they read), the claim
+in Placement, HostStates consumed by multi-instance boots, all-or-nothing
+boots. What it changes: Placement is asked in-process, and the work of a
+request over all hosts is array operations (numpy) on columns, updated in
+place as servers land and leave:
 
-Why that gives the same answer. The filters and weighers see a host
-through its name only where nova's IsolatedHostsFilter lists it (and
-where a flavor asks ComputeCapabilitiesFilter about it: every host then
-stands alone), its
-domains in every scope, its aggregates' metadata (the weight multipliers),
-its HostState (totals, usage, servers, I/O in flight) and the members
-placed on it; Placement through its traits, aggregates, inventories and
-usage. Hosts alike in all of these therefore are candidates alike and get
-the same verdict and the same raw weights; nova's normalisation depends
-only on the minimum and maximum raw weight, which the representatives
-carry. A host moves between classes as servers land on it, leave it, or a
-request consumes its HostState. Per request, classes are merged further
-when their domains hold the same numbers of members in the scopes the
-request's items read, as the plugins say they read them
-(``Evaluation.distinguished``: a targeted scope by its domains, any other
-by member counts; :class:`_Likeness`). A host holding a member is its own
-representative only where something reads the host itself: an item of
-the host scope, or nova's group filters and weighers for a group with a
-policy (and the instance's own host, on a move). The candidates a class
-stands for are then tried in the order nova's stable sort gives: weight
-first, then host-name order. The hosts nova's HostManager leaves out of
-Placement's answer (a move's own host, a requested host's others, the
-hosts that failed: :class:`~.specs.Reach`) are no candidates of any class.
-A stack's server is evaluated under several documents at once, each with
-its own members: classes are merged where they are alike for every one.
-``tests/functional/test_fast_engine.py`` runs every example and randomised
-scenarios through both engines and requires identical reports.
+- Placement's answer: each resource class's capacity, usage, minimum,
+  maximum and step as columns, each trait and aggregate of the query as
+  a mask; ``limit`` takes the first hosts in provider-uuid order, as the
+  fake Placement lists them. The answer is kept for the whole boot, as
+  nova keeps it.
+- nova's filters, each as the hosts it can tell apart: a filter reading
+  only what every simulated host shares (:data:`UNIFORM_FILTERS`) is
+  asked about one host and its verdict holds for all; nova's group
+  filters about one host without members and each host holding one;
+  ours through the engine's checks, per domain (:meth:`Check.on_domains`)
+  or per host at C speed; any other filter about every host, as nova
+  asks.
+- nova's weighers: the raw weights of nova's resource weighers from the
+  HostState columns (:data:`COLUMN_WEIGHERS`), nova's group weighers
+  and :data:`UNIFORM_WEIGHERS` as the filters above, ours from the
+  engine, any other per host; then nova's clamping and normalisation,
+  each weigher's per-host multiplier (asked once per set of aggregate
+  metadata) and the sum in weigher order, as float64 operations in the
+  order nova does them, so the same floats; the hosts are tried heaviest
+  first, equal weights in host-name order (nova's stable sort over the
+  candidates in name order).
+
+``tests/functional/test_fast_engine.py`` runs every example and seeded
+random scenarios through both engines and requires identical reports;
+``tests/functional/test_agreement.py`` does so on the benchmarks' worlds.
 """
 
-import bisect
-import heapq
 import itertools
 import typing
 import urllib.parse
 
+import numpy as np
+from oslo_config import cfg
 import webob.multidict
 
+from nova.scheduler.filters import affinity_filter
+from nova.scheduler.filters import compute_capabilities_filter
+from nova.scheduler.filters import compute_filter
+from nova.scheduler.filters import image_props_filter
 from nova.scheduler import host_manager
 from nova.scheduler import weights as nova_weights
+from nova.scheduler.weights import affinity as affinity_weights
+from nova.scheduler.weights import compute as compute_weights
+from nova.scheduler.weights import cpu
+from nova.scheduler.weights import cross_cell
+from nova.scheduler.weights import disk
+from nova.scheduler.weights import hypervisor_version
+from nova.scheduler.weights import image_props
+from nova.scheduler.weights import io_ops
+from nova.scheduler.weights import metrics
+from nova.scheduler.weights import num_instances
+from nova.scheduler.weights import pci
+from nova.scheduler.weights import ram
 from nova import weights as nova_base_weights
+from nova_scoped_policies.engine import context as engine_context
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import fake
 from nova_scoped_policies.placement import model
 from nova_scoped_policies.policy.model import HOST_SCOPE as HOST
+from nova_scoped_policies.scheduler.filters import base as our_filters
 from nova_scoped_policies.scheduler import state
+from nova_scoped_policies.scheduler.weights import base as our_weighers
 from nova_scoped_policies.simulator import embedded
 from nova_scoped_policies.simulator import runner
 from nova_scoped_policies.simulator import specs
 
-
-class _Key(typing.NamedTuple):
-    """What the hosts of a class share (:meth:`HostClasses.key`)."""
-
-    aggregates: typing.FrozenSet[str]
-    traits: typing.FrozenSet[str]
-    inventories: typing.Tuple[typing.Tuple[str, int], ...]   # totals
-    isolated: bool              # nova's IsolatedHostsFilter lists it
-    used: typing.Tuple[typing.Tuple[str, int], ...]   # in Placement
-    node: runner.Node           # the HostState
-
-
-class _Class:
-    """Hosts that no filter or weigher can tell apart, and Placement
-    neither: the same aggregates, traits and inventories, the same usage
-    in Placement and the same HostState (what nova's weighers read). Hosts
-    move between classes as servers come and go.
-
-    :param key: what its hosts share.
-    :param metadata: the metadata of their aggregates (weight multipliers).
-    :param domains: scope -> their domains in it.
-    """
-
-    __slots__ = ('key', 'serial', 'hosts', 'alike', 'domains',
-                 'every_domain', 'idle')
-    _serials = itertools.count()
-
-    def __init__(self, key: _Key,
-                 metadata: typing.FrozenSet[typing.Tuple[str, str]],
-                 domains: typing.Mapping[str, typing.Tuple[str, ...]]
-                 ) -> None:
-        self.key = key
-        self.serial = next(self._serials)
-        self.hosts: typing.List[str] = []   # in host-name order
-        # what filters and weighers read besides the domains: the
-        # aggregates' metadata, the inventories, the isolation and the
-        # HostState (not Placement's usage, nor traits)
-        self.alike = (metadata, key.inventories, key.isolated, key.node)
-        self.domains = domains
-        self.every_domain = frozenset(d for found in domains.values()
-                                      for d in found)
-        # the scopes a request reads -> the class's key for a request
-        # with no member in any of its domains (see _Likeness.key)
-        self.idle: typing.Dict[tuple, tuple] = {}
+CONF = cfg.CONF
+_KEPT = 4096
+"""Parsed queries and matched masks kept at the most (then forgotten)."""
+UNIFORM_FILTERS = (compute_filter.ComputeFilter,
+                   image_props_filter.ImagePropertiesFilter)
+"""nova filters whose verdict reads only what every simulated host shares
+(an enabled compute service heard from, libvirt's guests): one host's
+verdict is every host's. ComputeCapabilitiesFilter joins them for a
+flavor whose extra specs read only such attributes (:func:`_uniform`)."""
+GROUP_FILTERS = (affinity_filter.ServerGroupAffinityFilter,
+                 affinity_filter.ServerGroupAntiAffinityFilter)
+"""nova's group filters: a host's verdict depends on the group's members
+on it and on whether it is one of the group's hosts, nothing else."""
+COLUMN_WEIGHERS: typing.Dict[type, typing.Callable[['_Nodes', np.ndarray],
+                                                   np.ndarray]] = {
+    ram.RAMWeigher: lambda n, at: n.free_ram_mb[at],
+    cpu.CPUWeigher: lambda n, at: n.vcpus_total[at] * n.cpu_ratio
+    - n.vcpus_used[at],
+    disk.DiskWeigher: lambda n, at: n.free_disk_mb[at],
+    io_ops.IoOpsWeigher: lambda n, at: n.num_io_ops[at],
+    num_instances.NumInstancesWeigher: lambda n, at: n.num_instances[at],
+}
+"""nova's resource weighers: their ``_weigh_object`` as columns of the
+HostStates (``host_state.free_ram_mb``, ``vcpus_total *
+cpu_allocation_ratio - vcpus_used``, ...)."""
+UNIFORM_WEIGHERS = (metrics.MetricsWeigher, pci.PCIWeigher,
+                    compute_weights.BuildFailureWeigher,
+                    cross_cell.CrossCellWeigher,
+                    hypervisor_version.HypervisorVersionWeigher)
+"""nova weighers that read only what every simulated host shares (no
+metrics, no PCI devices, no failed builds, one cell, one hypervisor);
+ImagePropertiesWeigher joins them when ``[filter_scheduler]
+image_props_weight_multiplier`` is 0, as it is by default (it then weighs
+every host 0 without reading its instances)."""
+GROUP_WEIGHERS = (affinity_weights.ServerGroupSoftAffinityWeigher,
+                  affinity_weights.ServerGroupSoftAntiAffinityWeigher)
+"""nova's soft group weighers: the group's members on a host."""
 
 
-class _Candidates:
-    """One boot's ``GET /allocation_candidates``, evaluated lazily.
-
-    A host is a candidate when its class matches the query's traits and
-    ``member_of`` and the resources fit (and, with a ``limit``, when
-    Placement listed it), as they were when the boot began: nova keeps
-    Placement's answer for the whole boot, so a host the boot has claimed
-    stays a candidate (weighed, and tried: its claim fails when it is
-    full) though it moved to a class that no longer fits. Other hosts'
-    usage does not change during a boot.
-
-    :param sim: the host strategy (:class:`HostClasses`).
-    :param query: the boot's validated query.
-    :param reach: the hosts nova's HostManager leaves out of Placement's
-        answer (:class:`specs.Reach`).
-    """
-
-    def __init__(self, sim: 'HostClasses', query: model.CandidateQuery,
-                 reach: specs.Reach = specs.Reach()) -> None:
-        self.sim = sim
-        self.query = query
-        self.reach = reach
-        self._fit: typing.Dict[int, bool] = {}   # class serial -> fits
-        self._resources = tuple(sorted(query.resources.items()))
-        # the hosts this boot has claimed (candidates until it ends)
-        self.kept: typing.Set[str] = set()
-        sim.settle()
-        self._limited: typing.Optional[typing.Set[str]] = None
-        if query.limit is not None:
-            self._limited = self._first(query.limit)
-        # the classes that fit, kept up to date with the classes the
-        # boot's claims create (see firsts)
-        self._fitting = {cls.serial: cls for cls in sim.classes.values()
-                         if self.fits(cls)}
-        self._seen = len(sim.created)
-
-    def _first(self, limit: int) -> typing.Set[str]:
-        """The hosts of Placement's answer with a ``limit``: the first
-        ``limit`` that match and fit, in provider-uuid order (the fake's
-        :meth:`~.model.PlacementModel.candidates`), asked of their
-        classes: a walk that stops at the ``limit``-th, instead of every
-        provider's traits, aggregates and usage for every boot."""
-        found: typing.Set[str] = set()
-        if limit <= 0:
-            return found
-        class_of = self.sim.class_of
-        fits = self.fits
-        for host in self.sim.by_uuid():
-            if fits(class_of[host]):
-                found.add(host)
-                if len(found) == limit:
-                    break
-        return found
-
-    def fits(self, cls: _Class) -> bool:
-        """Do the class's hosts match the query and have room for it?"""
-        found = self._fit.get(cls.serial)
-        if found is None:
-            sim = self.sim
-            provider = sim.placement.providers[sim.uuid_of[cls.hosts[0]]]
-            found = self._fit[cls.serial] = (
-                sim.placement.matches(provider, self.query)
-                and sim.room(cls.key, provider, self._resources))
-        return found
-
-    def firsts(self) -> typing.List[typing.Tuple[_Class, int]]:
-        """Every class with a candidate, and its first one."""
-        sim = self.sim
-        sim.settle()
-        fitting = self._fitting
-        for cls in sim.created[self._seen:]:
-            if self.fits(cls):
-                fitting[cls.serial] = cls
-        self._seen = len(sim.created)
-        emptied = [serial for serial, cls in fitting.items()
-                   if not cls.hosts]   # their hosts moved to other classes
-        for serial in emptied:
-            del fitting[serial]
-        if self._limited is None and self.reach.everywhere:
-            # every host of a class that fits is a candidate
-            found = [(cls, 0) for cls in fitting.values()]
-        else:
-            found = []
-            for cls in fitting.values():
-                at = self.next_member(cls, ())
-                if at < len(cls.hosts):
-                    found.append((cls, at))
-        others = set()
-        for host in self.kept:
-            cls = sim.class_of[host]
-            if cls.serial not in fitting and cls.serial not in others:
-                # claimed here, now in a class that does not fit
-                others.add(cls.serial)
-                at = self.next_member(cls, ())
-                if at < len(cls.hosts):
-                    found.append((cls, at))
-        return found
-
-    def next_member(self, cls: _Class, special: typing.AbstractSet[str],
-                    position: int = 0) -> int:
-        """Index in ``cls.hosts`` of the first candidate not in ``special``
-        at or after ``position``; ``len(cls.hosts)`` when there is none.
-        """
-        hosts = cls.hosts
-        listed = self.listed
-        kept = None if self.fits(cls) else self.kept
-        while position < len(hosts) and (
-                hosts[position] in special or not listed(hosts[position])
-                or (kept is not None and hosts[position] not in kept)):
-            position += 1
-        return position
-
-    def listed(self, host: str) -> bool:
-        """Within Placement's ``limit``, if the query had one, and not
-        left out by nova's HostManager."""
-        return (self._limited is None or host in self._limited) and \
-            self.reach.allows(host)
-
-    def candidate(self, host: str) -> bool:
-        """Is ``host`` among the boot's candidates?"""
-        return (host in self.kept or self.fits(self.sim.class_of[host])) \
-            and self.listed(host)
-
-    def __iter__(self) -> typing.Iterator[host_manager.HostState]:
-        """Every candidate, in host-name order (for failure reports)."""
-        self.sim.settle()
-        names = sorted((h for c in self.sim.classes.values()
-                        for h in c.hosts if self.candidate(h)),
-                       key=self.sim.order.get)
-        return (self.sim.host_state(h, self.sim.uuid_of[h])
-                for h in names)
-
-
-class _Likeness:
-    """Which classes one request cannot tell apart either.
-
-    The plugins say which domains each item tells apart
-    (``Evaluation.distinguished``, :meth:`PolicyPlugin.distinguishes`):
-    every domain of a scope a policy targets, else the domains holding
-    members, which an untargeted item reads only through their member
-    count (at most *k* per domain, all in one, at least *N* domains, the
-    soft weights). So for this request two hosts whose domains hold the
-    same counts, in the scopes the items read, are alike; classes alike
-    in that and in what the filters and weighers read besides
-    (:attr:`_Class.alike`) share one representative.
-
-    :param evaluation: the request's evaluation (None: no policies).
-    """
-
-    def __init__(self, evaluation) -> None:
-        # scope -> member counts per domain; None: domains by identity
-        self.scopes: typing.List[typing.Tuple[
-            str, typing.Optional[typing.Mapping[str, int]]]] = []
-        # the domains holding members, in the scopes read by count
-        self.busy: typing.FrozenSet[str] = frozenset()
-        if evaluation is None:
-            return
-        # a stack's server: one evaluation per document, each with its
-        # own members
-        for part in evaluation.parts:
-            ctx = part.context
-            for scope, domains in sorted(part.distinguished().items()):
-                if scope != HOST:
-                    self.scopes.append((scope, None if domains is None
-                                        else ctx.counts(scope)))
-        self.busy = frozenset(d for _, counts in self.scopes if counts
-                              for d in counts)
-        self._read = tuple((scope, counts is None)
-                           for scope, counts in self.scopes)
-
-    def key(self, cls: _Class) -> tuple:
-        if not self.scopes:
-            return cls.alike
-        if cls.every_domain.isdisjoint(self.busy):
-            # no member in its domains: the key depends only on the
-            # scopes read, and is kept with the class
-            found = cls.idle.get(self._read)
-            if found is None:
-                found = cls.idle[self._read] = self._key(cls)
-            return found
-        return self._key(cls)
-
-    def _key(self, cls: _Class) -> tuple:
-        parts = [cls.alike]
-        for scope, counts in self.scopes:
-            domains = cls.domains.get(scope, ())
-            if counts is None:
-                parts.append(domains)
-            elif len(domains) == 1:
-                parts.append(counts.get(domains[0], 0))
-            else:
-                parts.append(tuple(sorted(counts.get(d, 0)
-                                          for d in domains)))
-        return tuple(parts)
-
-
-def _reads_each_host(spec) -> bool:
-    """Does the flavor ask nova's ComputeCapabilitiesFilter about a
-    HostState attribute other than those alike within a class (a
-    ``capabilities:hypervisor_hostname`` extra spec, or an unscoped one
-    naming such an attribute)?
-
-    :param spec: the RequestSpec.
-    """
+def _uniform(spec) -> bool:
+    """Does ComputeCapabilitiesFilter read only what every simulated host
+    shares for this flavor (no extra spec naming a HostState attribute
+    that differs between hosts)?"""
     flavor = spec.flavor
     if 'extra_specs' not in flavor:
-        return False
+        return True
     for key in flavor.extra_specs:
         scope = key.split(':')
         if len(scope) > 1 and scope[0] != 'capabilities':
@@ -320,22 +130,108 @@ def _reads_each_host(spec) -> bool:
         attribute = scope[1] if len(scope) > 1 else scope[0]
         if len(scope) == 1 and attribute not in _STATE_ATTRIBUTES:
             continue     # nova ignores it: no such attribute
-        if attribute not in _ALIKE_ATTRIBUTES:
-            return True
-    return False
+        if attribute not in runner.ALIKE_ATTRIBUTES:
+            return False
+    return True
+
+
+def _query_key(spec) -> typing.Optional[tuple]:
+    """What nova's ``resources_from_request_spec`` reads of ``spec`` once
+    our request filters ran: the flavor, image and hints it was made of
+    (``nsp_shape``, see :func:`specs.request_spec`), the request-level
+    traits and the destination's aggregates. None where it reads more (a
+    requested host, node or cell, forced hosts, resources of ports) or
+    the spec's shape is unknown: then nova builds the query."""
+    shape = getattr(spec, 'nsp_shape', None)
+    if shape is None or any(
+            field in spec and getattr(spec, field) for field in (
+                'requested_resources', 'force_hosts', 'force_nodes')):
+        return None
+    destination = spec.requested_destination \
+        if 'requested_destination' in spec else None
+    aggregates: tuple = ()
+    forbidden: frozenset = frozenset()
+    if destination is not None:
+        if 'host' in destination or 'node' in destination or \
+                'cell' in destination:
+            return None
+        aggregates = tuple(destination.aggregates or ())
+        forbidden = frozenset(destination.forbidden_aggregates or ())
+    return (shape, aggregates, forbidden, frozenset(spec.root_required),
+            frozenset(spec.root_forbidden),
+            tuple(tuple(sorted(s)) for s in spec.same_subtree),
+            'is_bfv' in spec and spec.is_bfv)
 
 
 _STATE_ATTRIBUTES = frozenset(dir(host_manager.HostState('h', 'n', None)))
 """What a HostState has, its class's attributes included (for unscoped
 extra specs)."""
-_ALIKE_ATTRIBUTES = runner.ALIKE_ATTRIBUTES.union(runner.Node._fields)
-"""The HostState attributes alike within a class."""
 
 
-class HostClasses:
-    """The host strategy of the fast engine: nova's handlers see one
-    representative per class of equal hosts (module docstring), the
-    embedded fake Placement is asked in-process.
+class _Nodes:
+    """What nova's weighers read of every host (:class:`runner.Node`), as
+    columns in host-name order, kept up to date as HostStates change."""
+
+    def __init__(self, sim: runner.Simulation, names: typing.List[str]
+                 ) -> None:
+        rows = [sim.node(name) for name in names]
+        # float64 holds these whole numbers exactly, and nova's
+        # normalisation turns them into floats first
+        for i, field in enumerate(runner.Node._fields):
+            setattr(self, field, np.fromiter((r[i] for r in rows),
+                                             np.float64, len(rows)))
+        self.cpu_ratio = 1.0   # the HostStates' cpu_allocation_ratio
+
+    def update(self, at: int, node: runner.Node) -> None:
+        for field, value in zip(runner.Node._fields, node):
+            getattr(self, field)[at] = value
+
+
+class _Inventory:
+    """One resource class's inventories and usage, as columns."""
+
+    def __init__(self, size: int) -> None:
+        self.has = np.zeros(size, bool)
+        self.capacity = np.zeros(size, np.int64)
+        self.min_unit = np.ones(size, np.int64)
+        self.max_unit = np.zeros(size, np.int64)
+        self.step = np.ones(size, np.int64)
+        self.used = np.zeros(size, np.int64)
+
+    def fits(self, amount: int) -> np.ndarray:
+        """:meth:`model.Provider.fits_one` for every host."""
+        return (self.has & (self.min_unit <= amount)
+                & (self.max_unit >= amount) & (amount % self.step == 0)
+                & (self.used + amount <= self.capacity))
+
+
+class Boot:
+    """One boot's ``GET /allocation_candidates``, as nova keeps it for the
+    whole boot: a host the boot has claimed stays a candidate (weighed,
+    and tried: its claim fails when it is full).
+
+    :param hosts: the host strategy.
+    :param query: the validated query.
+    :param mask: the candidates, in host-name order.
+    """
+
+    def __init__(self, hosts: 'HostColumns', query: model.CandidateQuery,
+                 mask: np.ndarray) -> None:
+        self.hosts = hosts
+        self.query = query
+        self.at = np.flatnonzero(mask)
+        self.resources = dict(query.resources)
+        # filter position -> the verdict of a filter every host shares
+        self.uniform: typing.Dict[int, bool] = {}
+
+    def __iter__(self) -> typing.Iterator[host_manager.HostState]:
+        """Every candidate, in host-name order (for failure reports)."""
+        hosts = self.hosts
+        return (hosts.host_state(i) for i in self.at.tolist())
+
+
+class HostColumns:
+    """The host strategy of the fast engine (module docstring).
 
     :param sim: the simulation it serves.
     :param app: the embedded fake Placement.
@@ -346,23 +242,17 @@ class HostClasses:
         self.sim = sim
         self.app = app
         self.placement = app.model
-        self.uuid_of = {h.name: h.uuid for h in sim.scenario.hosts}
-        self.order = sim.order
-        self.host_state = sim.host_state
-        self.classes: typing.Dict[_Key, _Class] = {}
-        self.class_of: typing.Dict[str, _Class] = {}
-        # every class in the order it was made (an emptied one is left
-        # with no hosts), for readers that follow the new ones
-        self.created: typing.List[_Class] = []
-        # host -> what never changes of it: (aggregates, traits,
-        # inventories and whether nova's IsolatedHostsFilter lists it)
-        self._static: typing.Dict[str, tuple] = {}
-        self._dirty: typing.Set[str] = set()
-        self._room: typing.Dict[tuple, bool] = {}
-        self._boot: typing.Optional[_Candidates] = None   # the boot's
-        # (weigher's index, host) -> its multiplier (see weigh)
-        self._multipliers: typing.Dict[typing.Tuple[int, str], float] = {}
         self._version = fake.parse_version(runner.QUERY_VERSION)
+        self._dirty: typing.Set[str] = set()
+        self._multipliers: typing.Dict[
+            int, typing.Union[None, float, np.ndarray]] = {}
+        # scope -> (the topology, each host's domain, the domains)
+        self._columns: typing.Dict[str, tuple] = {}
+        # what nova's query reads of a spec -> the query string -> its
+        # parse; traits and aggregates -> the mask
+        self._querystrings: typing.Dict[tuple, str] = {}
+        self._queries: typing.Dict[str, typing.Any] = {}
+        self._matched: typing.Dict[tuple, np.ndarray] = {}
 
     def create(self, member_of: typing.Mapping[str, typing.List[str]],
                progress: runner.Progress) -> None:
@@ -387,260 +277,501 @@ class HostClasses:
             progress.advance()
 
     def build(self) -> None:
-        """Group the hosts the fake Placement now holds into classes."""
+        """The columns of the hosts the fake Placement now holds."""
         sim = self.sim
-        topology = sim.aggregates.topology
-        self._scopes = [s for s in topology.scope_names if s != 'host']
-        self._metadata = {a.uuid: a.metadata
-                          for a in sim.scenario.aggregates}
-        isolated = set(sim.scenario.nova_config.get('isolated_hosts') or ())
-        shared: typing.Dict[tuple, tuple] = {}
-        for host in sorted(self.uuid_of, key=self.order.get):
-            provider = self.placement.providers[self.uuid_of[host]]
-            static = (frozenset(provider.aggregates),
-                      frozenset(provider.traits),
-                      tuple(sorted(sim.resources_of[host].items())),
-                      host in isolated)
-            self._static[host] = shared.setdefault(static, static)
-            self._join(host, self.key(host))
+        self.names = sorted(sim.uuid_of, key=sim.order.get)
+        self.index = {name: i for i, name in enumerate(self.names)}
+        size = len(self.names)
+        self.providers = [self.placement.providers[sim.uuid_of[name]]
+                          for name in self.names]
+        # the hosts in provider-uuid order (Placement's, for ``limit``)
+        self.by_uuid = np.array(sorted(range(size), key=lambda i:
+                                       self.providers[i].uuid), np.int64)
+        self.inventories: typing.Dict[str, _Inventory] = {}
+        for i, provider in enumerate(self.providers):
+            for rc, inv in provider.inventories.items():
+                column = self.inventories.get(rc)
+                if column is None:
+                    column = self.inventories[rc] = _Inventory(size)
+                column.has[i] = True
+                column.capacity[i] = provider.capacity(rc)
+                column.min_unit[i] = inv['min_unit']
+                column.max_unit[i] = inv['max_unit']
+                column.step[i] = inv['step_size']
+            for rc, n in self.placement.used(provider.uuid).items():
+                self._inventory(rc).used[i] = n
+        self._traits: typing.Dict[str, np.ndarray] = {}
+        self._aggregates: typing.Dict[str, np.ndarray] = {}
+        self.nodes = _Nodes(sim, self.names)
+        # hosts alike in their aggregates' metadata share a multiplier
+        keys: typing.Dict[frozenset, int] = {}
+        metadata = {a.uuid: a.metadata for a in sim.scenario.aggregates}
+        self._alike = np.fromiter(
+            (keys.setdefault(frozenset(
+                item for agg in p.aggregates
+                for item in metadata.get(agg, {}).items()), len(keys))
+             for p in self.providers), np.int64, size)
+        self._alike_first = np.unique(self._alike, return_index=True)[1]
         self.placement.changed.clear()
 
-    def by_uuid(self) -> typing.List[str]:
-        """Every host, in the order of its provider's uuid."""
-        found = getattr(self, '_by_uuid', None)
+    def _inventory(self, rc: str) -> _Inventory:
+        column = self.inventories.get(rc)
+        if column is None:
+            column = self.inventories[rc] = _Inventory(len(self.names))
+        return column
+
+    def _trait(self, trait: str) -> np.ndarray:
+        found = self._traits.get(trait)
         if found is None:
-            found = self._by_uuid = sorted(self.uuid_of,
-                                           key=self.uuid_of.get)
+            found = self._traits[trait] = np.fromiter(
+                (trait in p.traits for p in self.providers), bool,
+                len(self.providers))
         return found
 
-    def key(self, host: str) -> _Key:
-        """What the host's class shares."""
-        used = self.placement.used(self.uuid_of[host])
-        return _Key(*self._static[host],
-                    tuple(sorted((rc, n) for rc, n in used.items() if n)),
-                    self.sim.node(host))
-
-    def _join(self, host: str, key: _Key) -> None:
-        cls = self.classes.get(key)
-        if cls is None:
-            cls = self.classes[key] = _Class(
-                key, frozenset(item for agg in key.aggregates
-                               for item in self._metadata[agg].items()),
-                {s: tuple(sorted(self.sim.aggregates.topology.domains_of(
-                    s, host))) for s in self._scopes})
-            self.created.append(cls)
-        bisect.insort(cls.hosts, host, key=self.order.get)
-        self.class_of[host] = cls
-
-    def room(self, key: _Key, provider: model.Provider,
-             resources: typing.Tuple[typing.Tuple[str, int], ...]) -> bool:
-        """Do ``resources`` fit on the hosts of the class of ``key``
-        (``provider`` is one of them)? The answer depends only on their
-        inventories and usage (the same for all: see :meth:`create`), so
-        it is asked once per inventories, usage and resources."""
-        found = self._room.get((key.inventories, key.used, resources))
+    def _aggregate(self, aggregate: str) -> np.ndarray:
+        found = self._aggregates.get(aggregate)
         if found is None:
-            found = self._room[key.inventories, key.used, resources] = \
-                self.placement.fits(provider, dict(resources))
+            found = self._aggregates[aggregate] = np.fromiter(
+                (aggregate in p.aggregates for p in self.providers), bool,
+                len(self.providers))
         return found
+
+    def host_state(self, at: int) -> host_manager.HostState:
+        name = self.names[at]
+        return self.sim.host_state(name, self.sim.uuid_of[name])
+
+    # -- the world changes -----------------------------------------------
 
     def touched(self, host: str) -> None:
-        """``host``'s HostState changed: its class is found again."""
+        """``host``'s HostState changed: its columns are read again."""
         self._dirty.add(host)
 
     def settle(self) -> None:
-        """Hosts whose HostState or Placement usage changed move to the
-        class they now belong to."""
+        """Read again the columns of the hosts whose HostState or
+        Placement usage changed."""
         changed = self.placement.changed
+        index = self.index
         if changed:
             by_uuid = self.sim.host_by_uuid
-            self._dirty.update(by_uuid[rp] for rp in changed
-                               if rp in by_uuid)
-            changed.clear()
-        order = self.order
-        for host in self._dirty:
-            cls = self.class_of[host]
-            key = self.key(host)
-            if key == cls.key:
-                continue
-            hosts = cls.hosts
-            del hosts[bisect.bisect_left(hosts, order[host], key=order.get)]
-            if not hosts:
-                del self.classes[cls.key]
-            self._join(host, key)
-        self._dirty.clear()
-
-    def query(self, spec) -> _Candidates:
-        """The boot's candidates, evaluated lazily from the fake's
-        query parser and candidate rules."""
-        params = webob.multidict.MultiDict(urllib.parse.parse_qsl(
-            self.sim.querystring(spec), keep_blank_values=True))
-        try:
-            query = self.app.parse_candidate_query(params, self._version)
-        except fake.APIError as err:
-            raise pc.PlacementError(err.status, 'GET',
-                                    '/allocation_candidates', err.detail)
-        self._boot = _Candidates(self, query, self.sim.reach(spec))
-        return self._boot
-
-    def sorted_hosts(self, spec, candidates: _Candidates, index):
-        """The candidates in the order nova would try them."""
-        sim = self.sim
-        firsts = candidates.firsts()
-        evaluation = state.states().evaluation(spec)
-        special = self.special(spec, evaluation)
-        if _reads_each_host(spec):
-            # a filter reads what tells every host apart (its name...):
-            # every candidate stands alone, as in the nova engine
-            special = {host for cls, _ in firsts for host in cls.hosts
-                       if candidates.candidate(host)}
-        alike = _Likeness(evaluation)
-        # Classes alike for this request share one representative (the
-        # first of their first candidates); every special host is its
-        # own. Each stands for streams of hosts, in name order: (class,
-        # index of its next candidate) or (None, host).
-        order = self.order
-        crowded = {self.class_of[h].serial for h in special
-                   if h in self.class_of}
-        stands_for = self._merge(firsts, alike, crowded, candidates,
-                                 special)
-        for host in special:
-            if host in self.class_of and candidates.candidate(host):
-                stands_for[host] = [(None, host)]
-        representatives = [self.host_state(h, self.uuid_of[h])
-                           for h in sorted(stands_for, key=order.get)]
-        filtered = sim.filter_handler.get_filtered_objects(
-            sim.filters, representatives, spec, index)
-        if not filtered:
-            return
-        weighed = self.weigh(filtered, spec)
-        resources = dict(candidates.query.resources)
-        for _, tier in itertools.groupby(weighed, key=lambda w: w.weight):
-            # nova's sort is stable: equal weights keep host-name order
-            heap = []
-            for w in tier:
-                for cls, at in stands_for[w.obj.host]:
-                    host = at if cls is None else cls.hosts[at]
-                    heap.append((order[host], host, cls, at))
-            heapq.heapify(heap)
-            while heap:
-                _, host, cls, at = heap[0]
-                if cls is not None:
-                    at = candidates.next_member(cls, special, at + 1)
-                if cls is None or at == len(cls.hosts):
-                    heapq.heappop(heap)
-                else:
-                    following = cls.hosts[at]
-                    heapq.heapreplace(heap, (order[following], following,
-                                             cls, at))
-                host_state = self.host_state(host, self.uuid_of[host])
-                # what Placement's allocation request would hold
-                host_state.allocation_candidates = [{'allocations': {
-                    host_state.uuid: {'resources': resources}}}]
-                yield host_state
-
-    def _merge(self, firsts, alike: _Likeness, crowded: typing.Set[int],
-               candidates: _Candidates, special: typing.AbstractSet[str]
-               ) -> typing.Dict[str, typing.List[tuple]]:
-        """The classes of ``firsts`` alike for this request, merged: their
-        representative (the first of their first candidates in host-name
-        order) -> their streams, (class, index of its next candidate).
-
-        Every class that fits passes here for every instance of a
-        request: one loop, each merged group keeping its first host as
-        its classes join it.
-        """
-        order = self.order
-        # likeness key -> [order of its first host, the host, streams]
-        merged: typing.Dict[tuple, list] = {}
-        get = merged.get
-        key = alike.key
-        for cls, at in firsts:
-            if crowded and cls.serial in crowded:
-                at = candidates.next_member(cls, special)
-                if at == len(cls.hosts):
+            for rp in changed:
+                host = by_uuid.get(rp)
+                if host is None:
                     continue
-            host = cls.hosts[at]
-            position = order[host]
-            alike_key = key(cls)
-            found = get(alike_key)
-            if found is None:
-                merged[alike_key] = [position, host, [(cls, at)]]
-            else:
-                found[2].append((cls, at))
-                if position < found[0]:
-                    found[0] = position
-                    found[1] = host
-        return {host: streams for _, host, streams in merged.values()}
+                at = index[host]
+                used = self.placement.used(rp)
+                for rc, column in self.inventories.items():
+                    column.used[at] = used.get(rc, 0)
+                for rc in used.keys() - self.inventories.keys():
+                    self._inventory(rc).used[at] = used[rc]
+                self._dirty.add(host)
+            changed.clear()
+        if self._dirty:
+            node = self.sim.node
+            for host in self._dirty:
+                self.nodes.update(index[host], node(host))
+            self._dirty.clear()
 
-    @staticmethod
-    def special(spec, evaluation) -> typing.Set[str]:
-        """The hosts that are each their own representative: the
-        instance's own on a move, and those holding members where
-        something reads the host itself (an item of the host scope, or
-        nova's group filters and weighers for a group with a policy)."""
-        if evaluation is None:
-            return set()
-        found: typing.Set[str] = set()
-        group = spec.instance_group
-        for part in evaluation.parts:
-            ctx = part.context
-            if ctx.current_host:
-                found.add(ctx.current_host)
-            if HOST in ctx.request.document.scopes or (
-                    group is not None and group.policy):
-                found.update(ctx.placed_hosts)
+    # -- a boot ----------------------------------------------------------
+
+    def query(self, spec) -> Boot:
+        """The boot's candidates, from the fake's query parser and its
+        candidate rules applied to the columns."""
+        self.sim.filter_request(spec)
+        key = _query_key(spec)
+        querystring = self._querystrings.get(key) if key else None
+        if querystring is None:
+            querystring = self.sim.query_of(spec)
+            if key:
+                if len(self._querystrings) >= _KEPT:
+                    self._querystrings.clear()
+                self._querystrings[key] = querystring
+        query = self._parsed(querystring)
+        self.settle()
+        mask = self._matching(query)
+        for rc, amount in query.resources.items():
+            column = self.inventories.get(rc)
+            if column is None:
+                mask[:] = False
+                break
+            mask &= column.fits(amount)
+        if query.limit is not None:
+            # the first ``limit`` in provider-uuid order
+            listed = self.by_uuid[mask[self.by_uuid]][:max(query.limit, 0)]
+            mask = np.zeros_like(mask)
+            mask[listed] = True
+        self._reach(self.sim.reach(spec), mask)
+        return Boot(self, query, mask)
+
+    def _parsed(self, querystring: str) -> model.CandidateQuery:
+        """The fake's parse of a query string; each one is parsed once
+        (what it reads, the traits Placement knows, does not change
+        during a simulation)."""
+        found = self._queries.get(querystring)
+        if found is None:
+            if len(self._queries) >= _KEPT:
+                self._queries.clear()
+            params = webob.multidict.MultiDict(urllib.parse.parse_qsl(
+                querystring, keep_blank_values=True))
+            try:
+                found = self.app.parse_candidate_query(params,
+                                                       self._version)
+            except fake.APIError as err:
+                found = pc.PlacementError(err.status, 'GET',
+                                          '/allocation_candidates',
+                                          err.detail)
+            self._queries[querystring] = found
+        if isinstance(found, pc.PlacementError):
+            raise found
         return found
 
-    def weigh(self, hosts, spec) -> typing.List[nova_weights.WeighedHost]:
-        """The hosts with their weights, heaviest first, as nova's
-        ``HostWeightHandler.get_weighed_objects`` has them: each weigher's
-        raw weights, normalised over the hosts (``nova.weights.normalize``),
-        times the weigher's multiplier for the host, summed in weigher
-        order; then a stable sort. Without the handler's debug logging,
-        which formats every weight of every weigher for every instance;
-        and a weigher's multiplier for a host is asked once: nova's
-        contract has it read the options and the host's aggregates, which
-        do not change during a simulation.
+    def _matching(self, query: model.CandidateQuery) -> np.ndarray:
+        """:meth:`model.PlacementModel.matches` for every host (a copy:
+        the hosts' traits and aggregates do not change, so each set of
+        traits and aggregates is matched once)."""
+        key = (query.required, query.forbidden, query.required_any,
+               query.member_in, query.member_out)
+        found = self._matched.get(key)
+        if found is None:
+            if len(self._matched) >= _KEPT:
+                self._matched.clear()
+            found = self._matched[key] = self._match(query)
+        return found.copy()
 
-        :param hosts: the HostStates that passed the filters.
-        :param spec: the RequestSpec.
-        """
-        weighed = [nova_weights.WeighedHost(host, 0.0) for host in hosts]
-        if len(weighed) > 1:
-            multipliers = self._multipliers
-            for i, weigher in enumerate(self.sim.weighers):
-                normalised = list(nova_base_weights.normalize(
-                    weigher.weigh_objects(weighed, spec),
-                    minval=weigher.minval, maxval=weigher.maxval))
-                if not any(normalised):
-                    # nothing to add, whatever the multiplier (ours
-                    # answer a stand-in for such a request)
+    def _match(self, query: model.CandidateQuery) -> np.ndarray:
+        mask = np.ones(len(self.names), bool)
+        for trait in query.required:
+            mask &= self._trait(trait)
+        for trait in query.forbidden:
+            mask &= ~self._trait(trait)
+        for any_of in query.required_any:
+            mask &= np.logical_or.reduce([self._trait(t) for t in any_of])
+        for any_of in query.member_in:
+            mask &= np.logical_or.reduce([self._aggregate(a)
+                                          for a in any_of])
+        for aggregate in query.member_out:
+            mask &= ~self._aggregate(aggregate)
+        return mask
+
+    def _reach(self, reach: specs.Reach, mask: np.ndarray) -> None:
+        """Leave out of ``mask`` the hosts nova's HostManager does."""
+        if reach.everywhere:
+            return
+        index = self.index
+        if reach.only is not None:
+            only = index.get(reach.only)
+            kept = mask[only] if only is not None else False
+            mask[:] = False
+            if only is not None:
+                mask[only] = kept
+        for host in reach.left_out:
+            at = index.get(host)
+            if at is not None:
+                mask[at] = False
+
+    def sorted_hosts(self, spec, boot: Boot, index: int):
+        """The candidates that pass the filters, in the order nova would
+        try them: heaviest first, equal weights in host-name order."""
+        self.settle()
+        # the request's policies for this instance, read once for every
+        # filter and weigher (nova's ask the scheduler's state each)
+        evaluation = state.states().evaluation(spec)
+        at = self._filtered(spec, evaluation, boot, index)
+        if not len(at):
+            return
+        weights = self._weighed(spec, evaluation, at)
+        resources = boot.resources
+        for _ in range(len(at)):
+            best = int(np.argmax(weights))
+            weights[best] = -np.inf
+            host_state = self.host_state(int(at[best]))
+            # what Placement's allocation request would hold
+            host_state.allocation_candidates = [{'allocations': {
+                host_state.uuid: {'resources': resources}}}]
+            yield host_state
+
+    # -- filters ---------------------------------------------------------
+
+    def _filtered(self, spec, evaluation, boot: Boot, index: int
+                  ) -> np.ndarray:
+        """The candidates of ``boot`` that pass every filter, in
+        order."""
+        at = boot.at
+        for position, filter_ in enumerate(self.sim.filters):
+            if not len(at):
+                break
+            if not filter_.run_filter_for_index(index):
+                continue
+            if isinstance(filter_, our_filters.ScopedPolicyFilter):
+                at = self._ours(filter_, evaluation, at)
+                continue
+            if isinstance(filter_, UNIFORM_FILTERS) or (
+                    isinstance(filter_, compute_capabilities_filter
+                               .ComputeCapabilitiesFilter)
+                    and _uniform(spec)):
+                # one verdict for every host, and for every instance of
+                # the boot (what they read is the boot's)
+                passes = boot.uniform.get(position)
+                if passes is None:
+                    passes = boot.uniform[position] = bool(
+                        self.sim.filter_handler.get_filtered_objects(
+                            [filter_], [self.host_state(int(at[0]))],
+                            spec, index))
+                if not passes:
+                    at = at[:0]
+                continue
+            if isinstance(filter_, GROUP_FILTERS):
+                if not self._nova_group(spec):
+                    continue      # they pass every host
+                special: typing.Optional[typing.Collection[str]] = \
+                    self._group_hosts(spec)
+            else:
+                special = None
+            own, other = self._asked(at, special)
+            asked = at[own].tolist() + ([int(at[other])] if other >= 0
+                                        else [])
+            passed = {h.host for h in self.sim.filter_handler
+                      .get_filtered_objects([filter_], [
+                          self.host_state(i) for i in asked], spec, index)
+                      or ()}
+            keep = np.full(len(at), other >= 0 and
+                           self.names[asked[-1]] in passed)
+            keep[own] = [self.names[i] in passed for i in at[own].tolist()]
+            at = at[keep]
+        return at
+
+    def _asked(self, at: np.ndarray,
+               special: typing.Optional[typing.Collection[str]]
+               ) -> typing.Tuple[np.ndarray, int]:
+        """Which hosts of ``at`` to ask a filter or weigher about: the
+        positions of those of ``special`` (every host when it is None),
+        and of one other, which stands for all the others (-1: none
+        other)."""
+        if special is None:
+            return np.arange(len(at)), -1
+        own = np.zeros(len(at), bool)
+        if special:
+            index = self.index
+            wanted = np.zeros(len(self.names), bool)
+            wanted[[index[h] for h in special if h in index]] = True
+            own = wanted[at]
+        others = np.flatnonzero(~own)
+        return np.flatnonzero(own), int(others[0]) if len(others) else -1
+
+    @staticmethod
+    def _nova_group(spec) -> bool:
+        """Does the request's group have a Nova policy nova's group
+        filters read (else they pass every host)?"""
+        group = spec.instance_group
+        return group is not None and group.policy in ('affinity',
+                                                      'anti-affinity')
+
+    def _group_hosts(self, spec) -> typing.Set[str]:
+        """The hosts nova's group filters and weighers tell apart: those
+        holding a member of the request's group, and the group's."""
+        group = spec.instance_group
+        if group is None:
+            return set()
+        where = self.sim.members.hosts
+        found = set(group.hosts or ())
+        found.update(where[m] for m in group.members or () if m in where)
+        return found
+
+    def _ours(self, filter_, evaluation, at: np.ndarray) -> np.ndarray:
+        """Our filter: the engine's checks of its families, each over
+        every host in one pass (per domain where it says it can)."""
+        if evaluation is None:
+            return at
+        names = None
+        if evaluation.reads_candidates:
+            names = self._names(at)
+        checks = evaluation.checks_for(filter_.families, names)
+        keep = None
+        for check in checks:
+            rejected = self._rejected(check, at, names)
+            if rejected is None:
+                if names is None:
+                    names = self._names(at)
+                bad = engine_context.rejected(check, names)
+                if not bad:
                     continue
-                for host, weight in zip(weighed, normalised):
-                    multiplier = multipliers.get((i, host.obj.host))
-                    if multiplier is None:
-                        multiplier = multipliers[i, host.obj.host] = \
-                            weigher.weight_multiplier(host.obj)
-                    host.weight += multiplier * weight
-        weighed.sort(key=lambda host: host.weight, reverse=True)
-        return weighed
+                rejected = np.fromiter((n in bad for n in names), bool,
+                                       len(names))
+            keep = ~rejected if keep is None else keep & ~rejected
+        return at if keep is None else at[keep]
+
+    def _rejected(self, check, at: np.ndarray,
+                  names: typing.Optional[typing.List[str]]
+                  ) -> typing.Optional[np.ndarray]:
+        """The hosts of ``at`` a check rejects, from its verdict per
+        domain or its hosts; None when it says neither."""
+        domains = getattr(check, 'domains', None)
+        if domains is not None and domains[0] != HOST:
+            scope, rejects = domains
+            column, ids = self._domains(scope)
+            # the last: hosts in no domain of the scope, or in several
+            verdict = np.fromiter(itertools.chain(map(rejects, ids),
+                                                  (True,)), bool,
+                                  len(ids) + 1)
+            return verdict[column[at]]
+        hosts = getattr(check, 'hosts', None)
+        if hosts is not None:
+            bad, allowed = hosts
+            index = self.index
+            found = np.zeros(len(self.names), bool)
+            found[[index[h] for h in bad if h in index]] = True
+            return ~found[at] if allowed else found[at]
+        return None
+
+    def _domains(self, scope: str) -> typing.Tuple[np.ndarray, list]:
+        """Each host's domain of ``scope``, as its position in the list
+        of the scope's domains (-1: in none or in several), and the
+        list."""
+        topology = self.sim.aggregates.topology
+        found = self._columns.get(scope)
+        if found is None or found[0] is not topology:
+            index = topology.index(scope)
+            ids = sorted(d.id for d in topology.domains(scope))
+            position = {d: i for i, d in enumerate(ids)}
+            column = np.fromiter(
+                (position.get(index.single.get(h), -1) if index else -1
+                 for h in self.names), np.int64, len(self.names))
+            found = self._columns[scope] = (topology, column, ids)
+        return found[1], found[2]
+
+    def _names(self, at: np.ndarray) -> typing.List[str]:
+        names = self.names
+        return [names[i] for i in at.tolist()]
+
+    # -- weighers --------------------------------------------------------
+
+    def _weighed(self, spec, evaluation, at: np.ndarray) -> np.ndarray:
+        """Each host's weight as nova's ``get_weighed_objects`` sums it:
+        each weigher's raw weights clamped to its ``minval`` and
+        ``maxval`` (``BaseWeigher.weigh_objects``), normalised to [0, 1]
+        (``nova.weights.normalize``), times the host's multiplier, added
+        in weigher order."""
+        total = np.zeros(len(at))
+        if len(at) <= 1:
+            return total
+        for i, weigher in enumerate(self.sim.weighers):
+            multiplier = self._multiplier(i, weigher)
+            if multiplier is None:
+                continue        # 0 on every host: it adds nothing
+            raw = self._raw(weigher, spec, evaluation, at)
+            if raw is None:
+                continue
+            low, high = weigher.minval, weigher.maxval
+            if type(weigher).weigh_objects is \
+                    nova_base_weights.BaseWeigher.weigh_objects:
+                if low is not None and raw.min() < low:
+                    raw = np.maximum(raw, low)
+                if high is not None and raw.max() > high:
+                    raw = np.minimum(raw, high)
+            high = float(raw.max() if high is None else high)
+            low = float(raw.min() if low is None else low)
+            if low == high:
+                continue       # nova.weights.normalize: every weight 0
+            # (raw - low) / (high - low) times the multiplier, as nova
+            # computes it: x - 0.0 and 1.0 * x are x, to the bit
+            normalised = (raw - low if low else raw) / (high - low)
+            if isinstance(multiplier, np.ndarray):
+                normalised *= multiplier[at]
+            elif multiplier != 1.0:
+                normalised *= multiplier
+            total += normalised
+        return total
+
+    def _raw(self, weigher, spec, evaluation, at: np.ndarray
+             ) -> typing.Optional[np.ndarray]:
+        """The weigher's raw weights of the hosts of ``at``; None when
+        they are all alike and nothing clamps them (normalised to 0)."""
+        column = COLUMN_WEIGHERS.get(type(weigher))
+        if column is not None:
+            return column(self.nodes, at)
+        if isinstance(weigher, our_weighers.ScopedSoftPolicyWeigher):
+            if evaluation is None or \
+                    not evaluation.has_weights(weigher.kind):
+                return None
+            return self._ours_weighed(evaluation.weighers(weigher.kind), at)
+        if isinstance(weigher, UNIFORM_WEIGHERS) or (
+                isinstance(weigher, image_props.ImagePropertiesWeigher)
+                and CONF.filter_scheduler.image_props_weight_multiplier
+                == 0.0):
+            if weigher.minval is None and weigher.maxval is None:
+                return None     # alike on every host: normalised to 0
+            special: typing.Optional[typing.Collection[str]] = ()
+        elif isinstance(weigher, GROUP_WEIGHERS):
+            group = spec.instance_group
+            if group is None or group.policy != weigher.policy_name:
+                return None
+            special = self._group_hosts(spec)
+        else:
+            special = None
+        own, other = self._asked(at, special)
+        asked = at[own].tolist() + ([int(at[other])] if other >= 0 else [])
+        found = weigher.weigh_objects(
+            [nova_weights.WeighedHost(self.host_state(i), 0.0)
+             for i in asked], spec)
+        raw = np.full(len(at), float(found[-1]) if other >= 0 else 0.0)
+        raw[own] = found[:len(own)]
+        return raw
+
+    def _ours_weighed(self, entries, at: np.ndarray) -> np.ndarray:
+        """Our weigher: each soft item's raw weights scaled to [0, its
+        weight] over the hosts and summed (the engine's ``_weigh``), per
+        domain where the item says it can."""
+        total = np.zeros(len(at))
+        names = None
+        for _, fn, weight in entries:
+            domains = getattr(fn, 'domains', None)
+            if domains is not None and domains[0] != HOST:
+                scope, raw = domains
+                column, ids = self._domains(scope)
+                domains = column[at]
+                present = (np.flatnonzero(np.bincount(
+                    domains + 1, minlength=len(ids) + 1)) - 1).tolist()
+                scaled = fn.scaled_keys({
+                    p: raw(ids[p] if p >= 0 else None) for p in present},
+                    weight)
+                if scaled is None:
+                    continue
+                table = np.zeros(len(ids) + 1)
+                for p, value in scaled.items():
+                    table[p] = value
+                total += table[domains]
+            else:
+                if names is None:
+                    names = self._names(at)
+                total += np.array(engine_context.scaled(fn, names, weight))
+        return total
+
+    def _multiplier(self, i: int, weigher
+                    ) -> typing.Union[None, float, np.ndarray]:
+        """Weigher ``i``'s multiplier of every host: one number when all
+        hosts share it (None when it is 0), else a column. Asked once
+        per set of aggregate metadata (what nova's weighers and ours
+        read besides the options), within the scenario's options."""
+        if i not in self._multipliers:
+            per_key = [weigher.weight_multiplier(self.host_state(int(at)))
+                       for at in self._alike_first]
+            if len(set(per_key)) == 1:
+                found = per_key[0] or None
+            else:
+                found = np.array(per_key, float)[self._alike]
+            self._multipliers[i] = found
+        return self._multipliers[i]
 
     def claim(self, uuid, host_state, project) -> bool:
-        """Claim in the fake in-process; False when it does not fit. The
-        host stays a candidate of the boot (see :class:`_Candidates`)."""
+        """Claim in the fake in-process; False when it does not fit."""
         (alloc,) = host_state.allocation_candidates
-        claimed = self.placement.claim(
+        return self.placement.claim(
             uuid, {rp: data['resources']
                    for rp, data in alloc['allocations'].items()},
             project, runner.USER)
-        if claimed:
-            self._boot.kept.add(host_state.host)
-        return claimed
 
 
 class FastSimulation(runner.Simulation):
-    """A :class:`runner.Simulation` with the :class:`HostClasses`
+    """A :class:`runner.Simulation` with the :class:`HostColumns`
     strategy on the embedded fake Placement, called in-process (no
     method of the simulation is overridden).
 
@@ -650,4 +781,4 @@ class FastSimulation(runner.Simulation):
 
     def __init__(self, scenario, app: fake.FakePlacement) -> None:
         super().__init__(scenario, embedded.InProcessClient(app),
-                         hosts=lambda sim: HostClasses(sim, app))
+                         hosts=lambda sim: HostColumns(sim, app))

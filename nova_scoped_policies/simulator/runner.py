@@ -770,8 +770,18 @@ class Simulation:
         alone as the candidates are read (:meth:`reach`), which is what
         ``in_tree`` does for a compute node with no nested providers.
         """
+        self.filter_request(spec)
+        return self.query_of(spec)
+
+    def filter_request(self, spec) -> None:
+        """Our request filters edit the spec, as they do in
+        nova-scheduler."""
         for request_filter in self.request_filters:
             request_filter(self.ctxt, spec)
+
+    def query_of(self, spec) -> str:
+        """nova's ``GET /allocation_candidates`` query of ``spec`` (see
+        :meth:`querystring`)."""
         found = nova_utils.resources_from_request_spec(
             self.ctxt, spec, _ComputeNodes(self.uuid_of))
         group = found.get_request_group(None)

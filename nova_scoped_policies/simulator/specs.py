@@ -197,6 +197,13 @@ def request_spec(ctxt, launch: Launch,
         project_id=launch.project, user_id=USER)
     spec.num_instances = len(launch.servers)
     spec.is_bfv = False
+    # what nova's query reads of the spec before our request filters
+    # edit it (the fast engine builds each such query once): a copy of
+    # the spec has none
+    spec.nsp_shape = (tuple(sorted(launch.resources.items())),
+                      tuple(sorted(launch.extra_specs.items())),
+                      tuple(sorted(launch.image_properties.items())),
+                      tuple(sorted(hints)))
     return spec
 
 

@@ -26,7 +26,8 @@ def members_near(item: base.Item, ctx: PlacementContext,
         return lambda host: float(target in domains_of(scope, host))
     counts = ctx.counts(scope)
     if not counts:
-        return Weigh(lambda host: 0.0, lambda names: [0.0] * len(names))
+        return Weigh(lambda host: 0.0, lambda names: [0.0] * len(names),
+                     domains=(scope, lambda domain: 0.0))
     get = counts.get
     index = ctx.topology.index(scope)
     if index is None:  # the host scope
@@ -54,7 +55,8 @@ def members_near(item: base.Item, ctx: PlacementContext,
     return Weigh(weight, lambda names: list(map(
         read, ctx.host_domains(scope, names), itertools.repeat(0))),
         keyed=lambda names: (ctx.host_domains(scope, names),
-                             lambda domain: read(domain, 0)))
+                             lambda domain: read(domain, 0)),
+        domains=(scope, lambda domain: read(domain, 0)))
 
 
 def shifted(weigh: HostWeight, factor: float, offset: float) -> Weigh:
