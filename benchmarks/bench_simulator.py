@@ -1,31 +1,38 @@
-"""P3: the simulator at cloud scale, and fake vs real Placement.
+"""P3: the simulator on clouds as they are, and on the uniform world.
 
-Every figure on two worlds: ``uniform`` (hosts of one size, no traits, no
-servers before the groups') and ``varied`` (hosts of four sizes, a third
-with ``CUSTOM_SSD`` and some with ``CUSTOM_GPU``, and servers of several
-flavors booted before the groups', some groups requiring SSD), where the
-fast engine sees many more classes of hosts per request. Groups have
-``anti-affinity:rack`` (max 2 per rack), 40 hosts a rack.
+The first figures are on the ``cloud`` world (:mod:`benchmarks.worlds`):
+a cloud after a year of use, hosts of six sizes, traits on a third,
+racks scattered in name order in five zones, 80% as many servers as
+hosts already booted through the scheduler (every host's usage differs),
+then a group per 100 hosts of every policy kind receiving 20 servers
+each, in boots of 1 to 10, a quarter requiring a trait. Every boot counts
+among the placements.
 
 1. As a user waits: ``nova-scoped-policies simulate`` as a whole process,
    start to exit (imports, parsing the scenario file, the world, every
-   boot, the report), with its peak memory: 5,000 hosts with 1,000
-   placements in requests of 5 and of 40 (target <= 2 s); 100,000 hosts,
-   400 placements in requests of 5 (target <= 8 s and <= 450 MiB).
-2. In-process: the group boots alone, world built and scheduler loaded
-   (what a long-running scheduler does per request): placements/s at
-   5,000 hosts for requests of 40 (target >= 2,000) and of 5.
+   boot, the report), with its peak memory: 5,000 hosts and 5,000
+   placements (target <= 5 s); 50,000 hosts, 1,250 racks, 40,000 servers
+   running and 500 groups receiving 10,000 more (target <= 60 s and
+   <= 2 GiB).
+2. In-process: every boot, world built and scheduler loaded (what a
+   long-running scheduler does per request), placements/s at 5,000 hosts
+   (target >= 2,500).
 3. The nova engine, which runs every host through nova's handlers and
-   Placement over HTTP, on the requests of 5 at 1,000 hosts in 25 racks
-   (boots timed alone): both engines must decide alike.
-4. The same scenario at 200 hosts on the fake and on the real Placement
-   (openstack-placement on SQLite, in-process): decisions must match.
+   Placement over HTTP, on the same world at 1,000 hosts: both engines
+   must decide alike, failures and their reasons included; each figure
+   above is also printed as a ratio to its placements/s.
+
+Then the ``uniform`` world, named as such (hosts of one size, racks of
+consecutive hosts, ``anti-affinity:rack`` groups only, nothing running
+before): the figures of issue #29, kept beside the others; and the same
+scenario at 200 hosts on the fake and on the real Placement
+(openstack-placement on SQLite, in-process): decisions must match.
 
 Every figure is printed with its ratio to its target and, where known, to
-the figure before this change (``BEFORE``, the figures of issue #29 on
-this machine); a figure that misses its target prints ``MISSED`` and the
-run exits 1. Run with ``tools/benchmark.sh simulator`` (``--quick``: skip
-100,000 hosts and the nova engine, which takes about a minute).
+the figure before this change (``BEFORE``); a figure that misses its
+target prints ``MISSED`` and the run exits 1. Run with
+``tools/benchmark.sh simulator`` (``--quick``: skip 50,000 hosts, the
+100,000-host uniform world and the nova engine).
 """
 
 import argparse
@@ -43,145 +50,45 @@ import yaml
 warnings.simplefilter('ignore')
 
 from benchmarks.common import Targets  # noqa: E402
+from benchmarks import worlds  # noqa: E402
 from nova_scoped_policies.placement import fake  # noqa: E402
 from nova_scoped_policies.simulator import fast  # noqa: E402
 from nova_scoped_policies.simulator import runner  # noqa: E402
 from nova_scoped_policies.simulator import scenario as sc  # noqa: E402
 
-FLAVOR = {'resources': {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}}
-SIZES = ({'VCPU': 32, 'MEMORY_MB': 131072, 'DISK_GB': 2000},
-         {'VCPU': 64, 'MEMORY_MB': 262144, 'DISK_GB': 4000},
-         {'VCPU': 96, 'MEMORY_MB': 393216, 'DISK_GB': 4000},
-         {'VCPU': 128, 'MEMORY_MB': 524288, 'DISK_GB': 8000})
-"""The host sizes of the varied world."""
-FILLERS = ({'VCPU': 1, 'MEMORY_MB': 2048, 'DISK_GB': 10},
-           {'VCPU': 4, 'MEMORY_MB': 8192, 'DISK_GB': 40},
-           {'VCPU': 8, 'MEMORY_MB': 32768, 'DISK_GB': 80})
-"""The flavors of the varied world's servers booted before the groups'."""
-WORLDS = ('uniform', 'varied')
-
-
-def _varied_hosts(hosts, racks):
-    """Hosts of four sizes and some traits, in ``racks`` rack aggregates."""
-    found = []
-    for i in range(hosts):
-        traits = (['CUSTOM_SSD'] if i % 3 == 0 else []) + \
-            (['CUSTOM_GPU'] if i % 11 == 0 else [])
-        found.append({'name': f'n{i}', 'resources': SIZES[(i * 7) % 4],
-                      'traits': traits})
-    per_rack = -(-hosts // racks)
-    aggregates = [{'name': f'rack-{r}', 'scope': 'rack',
-                   'hosts': [h['name'] for h in
-                             found[r * per_rack:(r + 1) * per_rack]]}
-                  for r in range(racks)]
-    return found, aggregates
-
-
-def document(hosts, racks, groups=20, members=20, batch=5,
-             world='uniform'):
-    """The scenario as its file has it."""
-    data = {
-        'scopes': {'rack': {}},
-        'config': {'enable_scoped_policy_query_filter': True},
-        'groups': [{'name': f'g{g}', 'policies': ['anti-affinity:rack'],
-                    'rules': {'max_server_per_rack': 2}}
-                   for g in range(groups)],
-    }
-    requests = []
-    if world == 'varied':
-        data['hosts'], data['aggregates'] = _varied_hosts(hosts, racks)
-        # servers of several flavors before the groups': usage differs
-        # from host to host
-        requests += [{'boot': {'name': f'f{i}', 'count': 1, 'flavor': {
-            'resources': FILLERS[i % len(FILLERS)]}}}
-            for i in range(min(hosts // 10, 1000))]
-    else:
-        data['generate'] = {'hosts': {
-            'count': hosts, 'prefix': 'n', 'resources': SIZES[1]},
-            'scopes': {'rack': racks}}
-    for b in range(members // batch):
-        for g in range(groups):
-            flavor = FLAVOR
-            if world == 'varied' and g % 4 == 0:
-                flavor = dict(FLAVOR, extra_specs={
-                    'trait:CUSTOM_SSD': 'required'})
-            requests.append({'boot': {'name': f'g{g}-b{b}', 'group': f'g{g}',
-                                      'count': batch, 'flavor': flavor}})
-    data['requests'] = requests
-    return data
-
-
-def scenario(hosts, racks, groups=20, members=20, batch=5,
-             world='uniform'):
-    return sc.parse(document(hosts, racks, groups, members, batch, world))
-
-
-def run(scn, placement_fixture):
-    """The nova engine: placements, failures and seconds of the boots."""
-    from tests import placement_fixtures as pf
-    fixture = placement_fixture()
-    fixture.setUp()
-    try:
-        sim = runner.Simulation(scn, pf.client_for(fixture))
-        return _boots(sim, scn)
-    finally:
-        fixture.cleanUp()
-
-
-def run_fast(scn):
-    return _boots(fast.FastSimulation(scn, fake.FakePlacement()), scn)
-
-
-def _boots(sim, scn):
-    """Build the world and boot the servers before the groups' (not
-    timed), then time the group boots.
-
-    :returns: the simulation and the seconds of the group boots.
-    """
-    sim.build()
-    with sim.scheduler():
-        # what a long-running scheduler has done long ago: the hosts no
-        # longer weigh on the garbage collector's full passes
-        gc.collect()
-        gc.freeze()
-        try:
-            requests = [r for _, r in scn.requests]
-            for request in requests:
-                if not request.group:
-                    sim.boot(request)
-            start = time.perf_counter()
-            for request in requests:
-                if request.group:
-                    sim.boot(request)
-            seconds = time.perf_counter() - start
-        finally:
-            gc.unfreeze()
-    return sim, seconds
-
-
 BEFORE = {
-    # the figures of issue #29 (uniform world, 2-core machine)
+    # the landed code before the columns (ce038f3), 2-core machine
+    'whole_process_seconds_5000_hosts_cloud': 48.0,
+    'placements_per_second_5000_hosts_cloud': 109,
+    # the figures of issue #29 (uniform world)
     'whole_process_seconds_5000_hosts_requests_of_5_uniform': 3.7,
     'whole_process_seconds_100000_hosts_uniform': 10.2,
     'peak_mib_100000_hosts_uniform': 434,
 }
-
-SHAPES = {5: (20, 50), 40: (25, 40)}
+UNIFORM_SHAPES = {5: (20, 50), 40: (25, 40)}
 """Requests of 5 and of 40 -> groups and members per group: 1,000
 placements at 5,000 hosts."""
 
 
-def whole_process(hosts, batch, world, groups=None, members=None):
-    """``nova-scoped-policies simulate`` from start to exit.
+def document(world, hosts, **kwargs):
+    """The scenario document of ``world`` at ``hosts`` hosts."""
+    if world == 'cloud':
+        return worlds.cloud(hosts, **kwargs)
+    return worlds.uniform(hosts, **kwargs)
 
-    :returns: seconds, peak memory (MiB), placements, failures.
+
+def whole_process(data):
+    """``nova-scoped-policies simulate`` from start to exit, on the
+    scenario ``data`` written as a file.
+
+    :returns: seconds, peak memory (MiB), the JSON report's stats,
+        failures.
     """
-    groups, members = (groups, members) if groups else SHAPES[batch]
-    data = document(hosts, hosts // 40, groups, members, batch, world)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'scenario.yaml')
         with open(path, 'w') as handle:
-            yaml.safe_dump(data, handle)
+            yaml.dump(data, handle, Dumper=getattr(yaml, 'CSafeDumper',
+                                                   yaml.SafeDumper))
         start = time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, '-m', 'nova_scoped_policies.cmd.main',
@@ -193,35 +100,60 @@ def whole_process(hosts, batch, world, groups=None, members=None):
     if status:
         raise RuntimeError(f'simulate exited {status}')
     result = json.loads(out)
-    return (seconds, usage.ru_maxrss / 1024, result['stats']['placed'],
+    return (seconds, usage.ru_maxrss / 1024, result['stats'],
             len(result['failures']))
 
 
-def in_process(hosts, batch, world):
-    """The group boots alone (world built, scheduler loaded).
+def boots(sim, scn, grouped_only=False):
+    """Build the world, then time the boots (all, or with
+    ``grouped_only`` those into groups, the others booted first).
 
-    :returns: placements/s, placements, failures.
+    :returns: the placements timed and their seconds.
     """
-    groups, members = SHAPES[batch]
-    scn = scenario(hosts, hosts // 40, groups, members, batch, world)
-    sim, seconds = run_fast(scn)
-    placed = sum(1 for p in sim.placements
-                 if sim.servers[p['server']]['group'])
-    return placed / seconds, placed, len(sim.failures)
+    sim.build()
+    with sim.scheduler():
+        # what a long-running scheduler has done long ago: the hosts no
+        # longer weigh on the garbage collector's full passes
+        gc.collect()
+        gc.freeze()
+        try:
+            requests = [r for _, r in scn.requests]
+            if grouped_only:
+                for request in requests:
+                    if not request.group:
+                        sim.boot(request)
+                requests = [r for r in requests if r.group]
+            before = len(sim.placements)
+            start = time.perf_counter()
+            for request in requests:
+                sim.boot(request)
+            seconds = time.perf_counter() - start
+        finally:
+            gc.unfreeze()
+    return len(sim.placements) - before, seconds
 
 
-def _one(hosts, batch, world):
-    """In a process of its own: the in-process figure and peak memory."""
+def _one(world, hosts, batch):
+    """In a process of its own: placements/s, failures and peak
+    memory."""
     import resource
-    rate, placed, failed = in_process(hosts, batch, world)
+    if world == 'cloud':
+        scn = sc.parse(worlds.cloud(hosts))
+        sim = fast.FastSimulation(scn, fake.FakePlacement())
+        placed, seconds = boots(sim, scn)
+    else:
+        groups, members = UNIFORM_SHAPES[batch]
+        scn = sc.parse(worlds.uniform(hosts, groups, members, batch))
+        sim = fast.FastSimulation(scn, fake.FakePlacement())
+        placed, seconds = boots(sim, scn, grouped_only=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f'{placed} {failed} {rate} {peak:.0f}')
+    print(f'{placed} {len(sim.failures)} {placed / seconds} {peak:.0f}')
 
 
-def in_a_process(hosts, batch, world):
-    """:func:`in_process` in a fresh process, as ``simulate`` runs it: no
-    test harness loaded (nova's would monkey-patch it with eventlet, and
-    every module loaded makes each garbage collection longer).
+def in_a_process(world, hosts, batch=5):
+    """:func:`_one` in a fresh process, as ``simulate`` runs: no test
+    harness loaded (nova's would monkey-patch it with eventlet, and every
+    module loaded makes each garbage collection longer).
 
     :returns: placements/s, placed, failed, peak memory in MiB.
     """
@@ -233,8 +165,116 @@ def in_a_process(hosts, batch, world):
     return float(rate), int(placed), int(failed), float(peak)
 
 
+def nova_engine(hosts):
+    """Both engines on the cloud world at ``hosts`` hosts, the nova one
+    on the embedded real Placement over HTTP.
+
+    :returns: the nova engine's placements/s, and whether both reports
+        are the same but for their timings.
+    """
+    from nova_scoped_policies.simulator import embedded
+    scn = sc.parse(worlds.cloud(hosts))
+    fast_sim = fast.FastSimulation(scn, fake.FakePlacement())
+    boots(fast_sim, scn)
+    placement = embedded.EmbeddedPlacement()
+    try:
+        nova_sim = runner.Simulation(scn, placement.start())
+        placed, seconds = boots(nova_sim, scn)
+    finally:
+        placement.stop()
+    same = (nova_sim.placements == fast_sim.placements
+            and nova_sim.failures == fast_sim.failures)
+    return placed / seconds, same
+
+
 def _median(runs, at):
     return sorted(runs, key=lambda r: r[at])[len(runs) // 2]
+
+
+def _cloud(targets, args, nova_rate):
+    """The cloud world's figures."""
+    def versus_nova(rate):
+        return (f'; {rate / nova_rate:.0f}x the nova engine\'s '
+                f'{nova_rate:.0f} placements/s at 1,000 hosts'
+                if nova_rate else '')
+
+    hosts = args.hosts
+    data = document('cloud', hosts)
+    runs = [whole_process(data) for _ in range(args.repeat)]
+    seconds, peak, stats, failed = _median(runs, 0)
+    print(f'cloud world, {hosts} hosts, {stats["placed"]} placed, {failed} '
+          f'failed, as a user waits: {seconds:.2f} s (min '
+          f'{min(r[0] for r in runs):.2f} s), peak {peak:.0f} MiB '
+          f'(median of {args.repeat}){versus_nova(stats["placed"] / seconds)}')
+    name = f'whole_process_seconds_{hosts}_hosts_cloud'
+    targets.check(name, seconds, 5, better='lower', unit=' s',
+                  before=BEFORE.get(name))
+    runs = [in_a_process('cloud', hosts) for _ in range(args.repeat)]
+    rate, placed, failed, peak = _median(runs, 0)
+    print(f'cloud world, {hosts} hosts, in-process: {placed} placed, '
+          f'{failed} failed (median of {args.repeat})'
+          f'{versus_nova(rate)}')
+    name = f'placements_per_second_{hosts}_hosts_cloud'
+    targets.check(name, rate, 2500, before=BEFORE.get(name))
+    if args.quick:
+        return
+    big = 50000
+    seconds, peak, stats, failed = whole_process(document('cloud', big))
+    print(f'cloud world, {big} hosts, {stats["placed"]} placed, {failed} '
+          f'failed, as a user waits: {seconds:.1f} s, peak {peak:.0f} MiB'
+          f'{versus_nova(stats["placed"] / seconds)}')
+    targets.check(f'whole_process_seconds_{big}_hosts_cloud', seconds, 60,
+                  better='lower', unit=' s')
+    targets.check(f'peak_mib_{big}_hosts_cloud', peak, 2048,
+                  better='lower', unit=' MiB')
+
+
+def _uniform(targets, args):
+    """The uniform world's figures (issue #29's)."""
+    hosts = args.hosts
+    for batch in (5, 40):
+        groups, members = UNIFORM_SHAPES[batch]
+        data = document('uniform', hosts, groups=groups, members=members,
+                        batch=batch)
+        seconds = _median([whole_process(data)
+                           for _ in range(args.repeat)], 0)[0]
+        name = (f'whole_process_seconds_{hosts}_hosts_requests_of_{batch}'
+                '_uniform')
+        targets.check(name, seconds, 2, better='lower', unit=' s',
+                      before=BEFORE.get(name))
+        rate = _median([in_a_process('uniform', hosts, batch)
+                        for _ in range(args.repeat)], 0)[0]
+        targets.check(f'placements_per_second_{hosts}_hosts_requests_of_'
+                      f'{batch}_uniform', rate, 2000 if batch == 40 else 1000)
+    if args.quick:
+        return
+    big = 100000
+    seconds, peak, stats, failed = whole_process(document(
+        'uniform', big, groups=20, members=20))
+    print(f'uniform world, {big} hosts, requests of 5, as a user waits: '
+          f'{stats["placed"]} placed, {failed} failed, {seconds:.2f} s, '
+          f'{peak:.0f} MiB')
+    for name, value, target, unit in (
+            (f'whole_process_seconds_{big}_hosts_uniform', seconds, 8, ' s'),
+            (f'peak_mib_{big}_hosts_uniform', peak, 450, ' MiB')):
+        targets.check(name, value, target, better='lower', unit=unit,
+                      before=BEFORE.get(name))
+
+
+def _placements(small):
+    """The same scenario on the fake and on the real Placement."""
+    from tests import placement_fixtures as pf
+    found = []
+    for fixture in (pf.FakePlacementFixture, pf.real_placement):
+        placement = fixture()
+        placement.setUp()
+        try:
+            sim = runner.Simulation(small, pf.client_for(placement))
+            _, seconds = boots(sim, small, grouped_only=True)
+        finally:
+            placement.cleanUp()
+        found.append((sim, seconds))
+    return found
 
 
 def main(argv=None):
@@ -242,80 +282,33 @@ def main(argv=None):
     parser.add_argument('--hosts', type=int, default=5000)
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--quick', action='store_true',
-                        help='skip 100,000 hosts and the nova engine')
+                        help='skip 50,000 and 100,000 hosts and the nova '
+                        'engine')
     parser.add_argument('--one', type=int, help=argparse.SUPPRESS)
     parser.add_argument('--batch', type=int, default=5,
                         help=argparse.SUPPRESS)
-    parser.add_argument('--world', default='uniform', choices=WORLDS,
+    parser.add_argument('--world', default='cloud', choices=worlds.WORLDS,
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        _one(args.one, args.batch, args.world)
+        _one(args.world, args.one, args.batch)
         return 0
     targets = Targets()
-    hosts = args.hosts
-    for world in WORLDS:
-        print(f'-- {world} world --', flush=True)
-        for batch, how, measure in ((5, 'as a user waits', whole_process),
-                                    (40, 'as a user waits', whole_process),
-                                    (40, 'in-process', in_a_process),
-                                    (5, 'in-process', in_a_process)):
-            figure, *rest = _median([measure(hosts, batch, world)
-                                     for _ in range(args.repeat)], 0)
-            print(f'{hosts} hosts, requests of {batch}, {how}: '
-                  f'{rest} (median of {args.repeat})')
-            if measure is whole_process:
-                name = (f'whole_process_seconds_{hosts}_hosts_requests_of_'
-                        f'{batch}_{world}')
-                targets.check(name, figure, 2, better='lower', unit=' s',
-                              before=BEFORE.get(name))
-            else:
-                targets.check(f'placements_per_second_{hosts}_hosts_'
-                              f'requests_of_{batch}_{world}', figure,
-                              2000 if batch == 40 else 1000)
-        if args.quick:
-            continue
-        big = 100000
-        if world == 'uniform':
-            seconds, peak, placed, failed = whole_process(
-                big, 5, world, groups=20, members=20)
-            print(f'{big} hosts, requests of 5, as a user waits: {placed} '
-                  f'placed, {failed} failed, {seconds:.2f} s, {peak:.0f} '
-                  'MiB')
-        else:
-            # 100,000 hosts listed one by one: a file PyYAML parses for
-            # longer than the rest takes; in a process of its own, the
-            # group boots alone
-            rate, placed, failed, peak = in_a_process(big, 5, world)
-            seconds = None
-            print(f'{big} hosts, requests of 5, in-process (group boots '
-                  f'alone): {placed} placed, {failed} failed, '
-                  f'{rate:.0f} placements/s, peak {peak:.0f} MiB')
-        if seconds is not None:
-            name = f'whole_process_seconds_{big}_hosts_{world}'
-            targets.check(name, seconds, 8, better='lower', unit=' s',
-                          before=BEFORE.get(name))
-        name = f'peak_mib_{big}_hosts_{world}'
-        targets.check(name, peak, 450, better='lower', unit=' MiB',
-                      before=BEFORE.get(name))
-
-    from tests import placement_fixtures as pf
-    # nova's handlers weigh every host with each of its weighers for every
-    # instance: at 5,000 hosts that is minutes
-    big = scenario(1000, 25)
-    sim, seconds = run_fast(big)
+    nova_rate = None
     if not args.quick:
-        nova, nova_s = run(big, pf.FakePlacementFixture)
-        print(f'1000 hosts, boots alone, requests of 5: engine fast '
-              f'{seconds:.2f} s, engine nova {nova_s:.2f} s; fast/nova '
-              f'{nova_s / seconds:.0f}x')
-        targets.require('fast_vs_nova_engine_decisions_match',
-                        nova.placements == sim.placements
-                        and nova.failures == sim.failures)
-
-    small = scenario(200, 5, groups=10, members=10)
-    fake_sim, fake_s = run(small, pf.FakePlacementFixture)
-    real, real_s = run(small, pf.real_placement)
+        # nova's handlers weigh every host with each of its weighers for
+        # every instance, and Placement answers over HTTP: minutes
+        nova_rate, same = nova_engine(1000)
+        print(f'cloud world, 1000 hosts, engine nova: {nova_rate:.0f} '
+              'placements/s')
+        targets.require('fast_vs_nova_engine_decisions_match_cloud_1000',
+                        same)
+    print('-- cloud world --', flush=True)
+    _cloud(targets, args, nova_rate)
+    print('-- uniform world --', flush=True)
+    _uniform(targets, args)
+    small = sc.parse(document('uniform', 200, groups=10, members=10))
+    (fake_sim, fake_s), (real, real_s) = _placements(small)
     print(f'200 hosts: fake Placement {fake_s:.2f} s, real Placement '
           f'{real_s:.2f} s, {len(fake_sim.placements)} placements')
     targets.require('fake_vs_real_decisions_match',

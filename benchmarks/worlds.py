@@ -6,7 +6,8 @@ in name order (a rack is not a name range) in zones of their own, and
 thousands of servers of five flavors booted through the scheduler before
 the groups' (so every host's usage differs from its neighbours'), then
 groups of every policy kind receiving servers in requests of 1 to 10, a
-quarter of them requiring a trait. Everything is drawn from one seed and
+quarter of them requiring a trait (one group more of them than its rack
+holds: its last boots fail). Everything is drawn from one seed and
 written as explicit hosts and aggregates, as an operator's export of a
 cloud would be (no ``generate:``).
 
@@ -117,7 +118,10 @@ def cloud(hosts=5000, seed=33, running=None, groups=None, members=20):
         policies, rules = POLICIES[g % len(POLICIES)]
         documents.append({'name': f'g{g:03d}', 'project': f'tenant-{g % 7}',
                           'policies': list(policies), 'rules': dict(rules)})
-        trait = 'CUSTOM_SSD' if g % 4 == 1 else None
+        # a quarter of the groups require a trait; one of them asks for
+        # more than its rack has (affinity:rack, a host each): its last
+        # boots fail, with every host's reasons
+        trait = 'CUSTOM_SSD' if g % 4 == 2 or g == 5 else None
         per_group.append(_requests(rng, f'g{g:03d}', members,
                                    FLAVORS[1 + g % 3], f'g{g:03d}', trait))
     # the groups' boots interleaved, as tenants boot at once

@@ -14,6 +14,7 @@ import contextlib
 import gc
 import os
 import sys
+import time
 import warnings
 
 from nova_scoped_policies.cmd import manage
@@ -134,6 +135,10 @@ def _simulate(args) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
+    # as a user waits: from the start of this process to the report
+    import psutil
+    result['stats']['process_seconds'] = round(
+        time.time() - psutil.Process().create_time(), 3)
     out = report.to_json(result) if args.format == 'json' \
         else report.to_table(result)
     print(out, flush=True)

@@ -249,7 +249,8 @@ class PlacementContext:
             if host and member != me]
         self.placed_hosts.extend(request.in_flight)
         self._counts: typing.Dict[str, typing.Counter[str]] = {}
-        self.candidates: typing.Optional[typing.FrozenSet[str]] = None
+        # the candidates, where a request narrowed them (see narrowed)
+        self.candidates: typing.Optional[typing.Collection[str]] = None
         self._fewest: typing.Dict[str, int] = {}
         self._host_domains: typing.Dict[
             str, typing.Tuple[Names, typing.List[typing.Optional[str]]]] = {}
@@ -260,7 +261,10 @@ class PlacementContext:
         ``candidates`` (the hosts that passed its other filters); the
         member counts are shared."""
         other = copy.copy(self)
-        other.candidates = frozenset(candidates)
+        # a reader that keeps hosts as columns hands candidates that
+        # know their domains (``domains_in``): kept as they are
+        other.candidates = candidates if hasattr(candidates, 'domains_in') \
+            else frozenset(candidates)
         other._fewest = {}
         return other
 
@@ -350,6 +354,9 @@ class PlacementContext:
         index = self.topology.index(scope)
         if index is None:
             return set()
+        domains_in = getattr(self.candidates, 'domains_in', None)
+        if domains_in is not None:
+            return domains_in(scope)
         found = set(map(index.single.get, self.candidates))
         found.discard(None)
         if index.multiple:

@@ -38,7 +38,7 @@ random scenarios through both engines and requires identical reports;
 ``tests/functional/test_agreement.py`` does so on the benchmarks' worlds.
 """
 
-import itertools
+import collections.abc
 import typing
 import urllib.parse
 
@@ -78,6 +78,8 @@ from nova_scoped_policies.simulator import runner
 from nova_scoped_policies.simulator import specs
 
 CONF = cfg.CONF
+_IDLE = 'idle'
+"""The key that stands for every domain without members."""
 _KEPT = 4096
 """Parsed queries and matched masks kept at the most (then forgotten)."""
 UNIFORM_FILTERS = (compute_filter.ComputeFilter,
@@ -130,7 +132,7 @@ def _uniform(spec) -> bool:
         attribute = scope[1] if len(scope) > 1 else scope[0]
         if len(scope) == 1 and attribute not in _STATE_ATTRIBUTES:
             continue     # nova ignores it: no such attribute
-        if attribute not in runner.ALIKE_ATTRIBUTES:
+        if attribute not in _SHARED_ATTRIBUTES:
             return False
     return True
 
@@ -163,6 +165,9 @@ def _query_key(spec) -> typing.Optional[tuple]:
             'is_bfv' in spec and spec.is_bfv)
 
 
+_SHARED_ATTRIBUTES = runner.ALIKE_ATTRIBUTES - {'disk_mb_used'}
+"""HostState attributes with one value on every simulated host (the
+disk used follows from its own usage)."""
 _STATE_ATTRIBUTES = frozenset(dir(host_manager.HostState('h', 'n', None)))
 """What a HostState has, its class's attributes included (for unscoped
 extra specs)."""
@@ -197,12 +202,23 @@ class _Inventory:
         self.max_unit = np.zeros(size, np.int64)
         self.step = np.ones(size, np.int64)
         self.used = np.zeros(size, np.int64)
+        self.free = np.zeros(size, np.int64)     # capacity - used
+        # amount -> the hosts whose inventory takes it (units and step)
+        self._takes: typing.Dict[int, np.ndarray] = {}
 
-    def fits(self, amount: int) -> np.ndarray:
-        """:meth:`model.Provider.fits_one` for every host."""
-        return (self.has & (self.min_unit <= amount)
-                & (self.max_unit >= amount) & (amount % self.step == 0)
-                & (self.used + amount <= self.capacity))
+    def use(self, at: int, used: int) -> None:
+        self.used[at] = used
+        self.free[at] = self.capacity[at] - used
+
+    def fits(self, amount: int, at=slice(None)) -> np.ndarray:
+        """:meth:`model.Provider.fits_one` for the hosts of ``at``
+        (every host by default)."""
+        takes = self._takes.get(amount)
+        if takes is None:
+            takes = self._takes[amount] = (
+                self.has & (self.min_unit <= amount)
+                & (self.max_unit >= amount) & (amount % self.step == 0))
+        return takes[at] & (self.free[at] >= amount)
 
 
 class Boot:
@@ -230,6 +246,36 @@ class Boot:
         return (hosts.host_state(i) for i in self.at.tolist())
 
 
+class _Candidates(collections.abc.Collection):
+    """The candidates a request still considers, for the plugins that
+    read them (spread's eligible domains): host names, and the domains
+    of a scope holding one, read from the columns.
+
+    :param hosts: the host strategy.
+    :param at: the candidates' positions.
+    """
+
+    def __init__(self, hosts: 'HostColumns', at: np.ndarray) -> None:
+        self._hosts = hosts
+        self._at = at
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def __iter__(self) -> typing.Iterator[str]:
+        return iter(self._hosts._names(self._at))
+
+    def __contains__(self, host: object) -> bool:
+        at = self._hosts.index.get(host)
+        return at is not None and at in self._at
+
+    def domains_in(self, scope: str) -> typing.Set[str]:
+        """The domains of ``scope`` holding a candidate."""
+        column, ids = self._hosts._domains(scope)
+        held = np.bincount(column[self._at] + 1, minlength=len(ids) + 1)
+        return {ids[i] for i in np.flatnonzero(held[1:]).tolist()}
+
+
 class HostColumns:
     """The host strategy of the fast engine (module docstring).
 
@@ -248,6 +294,10 @@ class HostColumns:
             int, typing.Union[None, float, np.ndarray]] = {}
         # scope -> (the topology, each host's domain, the domains)
         self._columns: typing.Dict[str, tuple] = {}
+        self._positions: typing.Dict[str, typing.Dict[str, int]] = {}
+        # the last evaluation and its distinguished domains
+        self._evaluation = None
+        self._busy: typing.Mapping[str, typing.Any] = {}
         # what nova's query reads of a spec -> the query string -> its
         # parse; traits and aggregates -> the mask
         self._querystrings: typing.Dict[tuple, str] = {}
@@ -294,12 +344,12 @@ class HostColumns:
                 if column is None:
                     column = self.inventories[rc] = _Inventory(size)
                 column.has[i] = True
-                column.capacity[i] = provider.capacity(rc)
+                column.capacity[i] = column.free[i] = provider.capacity(rc)
                 column.min_unit[i] = inv['min_unit']
                 column.max_unit[i] = inv['max_unit']
                 column.step[i] = inv['step_size']
             for rc, n in self.placement.used(provider.uuid).items():
-                self._inventory(rc).used[i] = n
+                self._inventory(rc).use(i, n)
         self._traits: typing.Dict[str, np.ndarray] = {}
         self._aggregates: typing.Dict[str, np.ndarray] = {}
         self.nodes = _Nodes(sim, self.names)
@@ -360,9 +410,9 @@ class HostColumns:
                 at = index[host]
                 used = self.placement.used(rp)
                 for rc, column in self.inventories.items():
-                    column.used[at] = used.get(rc, 0)
+                    column.use(at, used.get(rc, 0))
                 for rc in used.keys() - self.inventories.keys():
-                    self._inventory(rc).used[at] = used[rc]
+                    self._inventory(rc).use(at, used[rc])
                 self._dirty.add(host)
             changed.clear()
         if self._dirty:
@@ -387,20 +437,41 @@ class HostColumns:
                 self._querystrings[key] = querystring
         query = self._parsed(querystring)
         self.settle()
-        mask = self._matching(query)
+        if query.limit is None:
+            mask = self._fitting(query, slice(None))
+        else:
+            mask = self._first(query, max(query.limit, 0))
+        self._reach(self.sim.reach(spec), mask)
+        return Boot(self, query, mask)
+
+    def _fitting(self, query: model.CandidateQuery, at) -> np.ndarray:
+        """Which hosts of ``at`` Placement lists for ``query``: they
+        match its traits and aggregates, and its resources fit."""
+        mask = self._matching(query)[at]     # (a view of the kept one)
         for rc, amount in query.resources.items():
             column = self.inventories.get(rc)
             if column is None:
-                mask[:] = False
-                break
-            mask &= column.fits(amount)
-        if query.limit is not None:
-            # the first ``limit`` in provider-uuid order
-            listed = self.by_uuid[mask[self.by_uuid]][:max(query.limit, 0)]
-            mask = np.zeros_like(mask)
+                return np.zeros_like(mask)
+            mask = mask & column.fits(amount, at)
+        return mask.copy() if mask.base is not None else mask
+
+    def _first(self, query: model.CandidateQuery, limit: int
+               ) -> np.ndarray:
+        """The hosts Placement lists for ``query`` with a ``limit``: the
+        first ``limit`` that match and fit, in provider-uuid order (the
+        fake's :meth:`~.model.PlacementModel.candidates`), asked a few
+        thousand hosts at a time, until there are enough."""
+        mask = np.zeros(len(self.names), bool)
+        order = self.by_uuid
+        start, chunk, wanted = 0, max(2 * limit, 1024), limit
+        while wanted > 0 and start < len(order):
+            at = order[start:start + chunk]
+            listed = at[self._fitting(query, at)][:wanted]
             mask[listed] = True
-        self._reach(self.sim.reach(spec), mask)
-        return Boot(self, query, mask)
+            wanted -= len(listed)
+            start += chunk
+            chunk *= 2
+        return mask
 
     def _parsed(self, querystring: str) -> model.CandidateQuery:
         """The fake's parse of a query string; each one is parsed once
@@ -425,9 +496,9 @@ class HostColumns:
         return found
 
     def _matching(self, query: model.CandidateQuery) -> np.ndarray:
-        """:meth:`model.PlacementModel.matches` for every host (a copy:
-        the hosts' traits and aggregates do not change, so each set of
-        traits and aggregates is matched once)."""
+        """:meth:`model.PlacementModel.matches` for every host (not to be
+        changed: the hosts' traits and aggregates do not change, so each
+        set of traits and aggregates is matched once)."""
         key = (query.required, query.forbidden, query.required_any,
                query.member_in, query.member_out)
         found = self._matched.get(key)
@@ -435,7 +506,7 @@ class HostColumns:
             if len(self._matched) >= _KEPT:
                 self._matched.clear()
             found = self._matched[key] = self._match(query)
-        return found.copy()
+        return found
 
     def _match(self, query: model.CandidateQuery) -> np.ndarray:
         mask = np.ones(len(self.names), bool)
@@ -581,13 +652,13 @@ class HostColumns:
         every host in one pass (per domain where it says it can)."""
         if evaluation is None:
             return at
-        names = None
-        if evaluation.reads_candidates:
-            names = self._names(at)
-        checks = evaluation.checks_for(filter_.families, names)
+        checks = evaluation.checks_for(
+            filter_.families, _Candidates(self, at)
+            if evaluation.reads_candidates else None)
         keep = None
+        names = None
         for check in checks:
-            rejected = self._rejected(check, at, names)
+            rejected = self._rejected(check, evaluation, at)
             if rejected is None:
                 if names is None:
                     names = self._names(at)
@@ -599,20 +670,55 @@ class HostColumns:
             keep = ~rejected if keep is None else keep & ~rejected
         return at if keep is None else at[keep]
 
-    def _rejected(self, check, at: np.ndarray,
-                  names: typing.Optional[typing.List[str]]
+    def _distinguished(self, evaluation) -> typing.Mapping[
+            str, typing.Optional[typing.AbstractSet[str]]]:
+        """scope -> the domains some item of the request tells apart by
+        more than their member counts, and those holding members (None:
+        every domain by identity): the plugins' ``distinguishes``; any
+        other domain of the scope gets the verdict of every other."""
+        if self._evaluation is not evaluation:
+            found: typing.Dict[str, typing.Optional[typing.Set[str]]] = {
+                HOST: set()}
+            for part in evaluation.parts:
+                # of the host scope: the hosts holding members, and the
+                # instance's own on a move
+                ctx = part.context
+                found[HOST].update(ctx.placed_hosts)
+                if ctx.current_host:
+                    found[HOST].add(ctx.current_host)
+                for scope, domains in part.distinguished().items():
+                    if domains is None or found.get(scope, ()) is None:
+                        found[scope] = None
+                    else:
+                        found[scope] = set(found.get(scope, ())) | domains
+            self._evaluation = evaluation
+            self._busy = found
+        return self._busy
+
+    def _rejected(self, check, evaluation, at: np.ndarray
                   ) -> typing.Optional[np.ndarray]:
         """The hosts of ``at`` a check rejects, from its verdict per
         domain or its hosts; None when it says neither."""
         domains = getattr(check, 'domains', None)
-        if domains is not None and domains[0] != HOST:
+        if domains is not None:
             scope, rejects = domains
             column, ids = self._domains(scope)
+            # a scope no item says it reads: every domain asked
+            busy = self._distinguished(evaluation).get(scope)
+            if busy is None or len(busy) + 1 >= len(ids):
+                verdict = np.fromiter(map(rejects, ids), bool, len(ids))
+            else:
+                # the domains without members alike: the verdict of one
+                # of them, then of each domain holding members
+                position = self._positions[scope]
+                idle = next(d for d in ids if d not in busy)
+                verdict = np.full(len(ids), rejects(idle))
+                for domain in busy:
+                    i = position.get(domain)
+                    if i is not None:
+                        verdict[i] = rejects(domain)
             # the last: hosts in no domain of the scope, or in several
-            verdict = np.fromiter(itertools.chain(map(rejects, ids),
-                                                  (True,)), bool,
-                                  len(ids) + 1)
-            return verdict[column[at]]
+            return np.append(verdict, True)[column[at]]
         hosts = getattr(check, 'hosts', None)
         if hosts is not None:
             bad, allowed = hosts
@@ -625,13 +731,19 @@ class HostColumns:
     def _domains(self, scope: str) -> typing.Tuple[np.ndarray, list]:
         """Each host's domain of ``scope``, as its position in the list
         of the scope's domains (-1: in none or in several), and the
-        list."""
+        list; of the host scope, each host is its own."""
         topology = self.sim.aggregates.topology
         found = self._columns.get(scope)
-        if found is None or found[0] is not topology:
+        if scope == HOST:
+            if found is None:
+                self._positions[scope] = self.index
+                found = self._columns[scope] = (
+                    None, np.arange(len(self.names)), self.names)
+        elif found is None or found[0] is not topology:
             index = topology.index(scope)
             ids = sorted(d.id for d in topology.domains(scope))
-            position = {d: i for i, d in enumerate(ids)}
+            position = self._positions[scope] = {
+                d: i for i, d in enumerate(ids)}
             column = np.fromiter(
                 (position.get(index.single.get(h), -1) if index else -1
                  for h in self.names), np.int64, len(self.names))
@@ -692,7 +804,7 @@ class HostColumns:
             if evaluation is None or \
                     not evaluation.has_weights(weigher.kind):
                 return None
-            return self._ours_weighed(evaluation.weighers(weigher.kind), at)
+            return self._ours_weighed(evaluation, weigher.kind, at)
         if isinstance(weigher, UNIFORM_WEIGHERS) or (
                 isinstance(weigher, image_props.ImagePropertiesWeigher)
                 and CONF.filter_scheduler.image_props_weight_multiplier
@@ -716,28 +828,42 @@ class HostColumns:
         raw[own] = found[:len(own)]
         return raw
 
-    def _ours_weighed(self, entries, at: np.ndarray) -> np.ndarray:
+    def _ours_weighed(self, evaluation, kind: str, at: np.ndarray
+                      ) -> np.ndarray:
         """Our weigher: each soft item's raw weights scaled to [0, its
         weight] over the hosts and summed (the engine's ``_weigh``), per
-        domain where the item says it can."""
+        domain where the item says it can: the domains without members
+        weigh alike, so one of them is weighed for all."""
         total = np.zeros(len(at))
         names = None
-        for _, fn, weight in entries:
+        for _, fn, weight in evaluation.weighers(kind):
             domains = getattr(fn, 'domains', None)
-            if domains is not None and domains[0] != HOST:
+            if domains is not None:
                 scope, raw = domains
                 column, ids = self._domains(scope)
                 domains = column[at]
-                present = (np.flatnonzero(np.bincount(
-                    domains + 1, minlength=len(ids) + 1)) - 1).tolist()
-                scaled = fn.scaled_keys({
-                    p: raw(ids[p] if p >= 0 else None) for p in present},
-                    weight)
+                held = np.bincount(domains + 1, minlength=len(ids) + 1)
+                busy = self._distinguished(evaluation).get(scope)
+                raw_of: typing.Dict[typing.Any, float] = {}
+                if held[0]:
+                    raw_of[-1] = raw(None)      # hosts in no domain
+                if busy is None:
+                    present = np.flatnonzero(held[1:]).tolist()
+                else:
+                    position = self._positions[scope]
+                    present = [i for i in map(position.get, busy)
+                               if i is not None and held[i + 1]]
+                    if len(present) < np.count_nonzero(held[1:]):
+                        idle = next(d for d in ids if d not in busy)
+                        raw_of[_IDLE] = raw(idle)
+                for i in present:
+                    raw_of[i] = raw(ids[i])
+                scaled = fn.scaled_keys(raw_of, weight)
                 if scaled is None:
                     continue
-                table = np.zeros(len(ids) + 1)
-                for p, value in scaled.items():
-                    table[p] = value
+                table = np.full(len(ids) + 1, scaled.pop(_IDLE, 0.0))
+                for i, value in scaled.items():
+                    table[i] = value
                 total += table[domains]
             else:
                 if names is None:

@@ -172,7 +172,7 @@ class EveryHost:
     ``PUT /allocations``. Works on any Placement.
 
     The host strategy of a :class:`Simulation` (see
-    :class:`nova_scoped_policies.simulator.fast.HostClasses` for the other).
+    :class:`nova_scoped_policies.simulator.fast.HostColumns` for the other).
 
     :param sim: the simulation it serves.
     """

@@ -13,7 +13,6 @@ import re
 import typing
 import uuid
 
-import jsonschema
 import os_resource_classes as orc
 import yaml
 
@@ -22,6 +21,7 @@ from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy import parser
 from nova_scoped_policies.policy import PolicyDocument
 from nova_scoped_policies.policy import PolicyError
+from nova_scoped_policies.simulator import checked
 from nova_scoped_policies.stacks import model as stack_model
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies import topology as topo
@@ -153,7 +153,7 @@ SCHEMA = _mapping({
 }, what='a mapping')
 """The scenario's shape (shared/contracts/simulation.md); names,
 references and policy documents are checked by :func:`parse`."""
-_VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
+_VALIDATOR = checked.Checked(SCHEMA)
 
 
 def stable_uuid(kind: str, name: str) -> str:
@@ -799,7 +799,7 @@ def parse(data: object) -> Scenario:
     :param data: the scenario as loaded from YAML.
     :raises ScenarioError: naming the first bad key.
     """
-    error = validation.first_error(_VALIDATOR, data)
+    error = _VALIDATOR.first_error(data)
     if error is not None:
         raise ScenarioError(*validation.describe(error))
     scopes = _scopes(data.get('scopes') or {})

@@ -33,7 +33,8 @@ def members_near(item: base.Item, ctx: PlacementContext,
     if index is None:  # the host scope
         return Weigh(lambda host: float(get(host, 0)),
                      lambda names: list(map(get, names,
-                                            itertools.repeat(0))))
+                                            itertools.repeat(0))),
+                     domains=(scope, lambda host: float(get(host, 0))))
     single_get = index.single.get
 
     def weight(host: str) -> float:
