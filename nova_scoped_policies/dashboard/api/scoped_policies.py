@@ -434,6 +434,11 @@ def stack_audit(request, stack_id: str) -> StackAudit:
                          ['stack_audit'])
 
 
+def stack_delete(request, stack_id: str) -> None:
+    """Release what is still held and forget the decision."""
+    _call(request, 'DELETE', f'/stacks/{stack_id}')
+
+
 def repair_plan(request, target: Target) -> Plan:
     """The fewest moves that end every hard violation of ``target``."""
     return Plan.of(target, _call(request, 'POST', '/repairs',
@@ -478,8 +483,3 @@ def heatmap(request, scope_name: str) -> Heatmap:
         for domain, count in per_domain.items():
             counts[(domain, group.id)] = count
     return Heatmap(scope, tuple(groups), counts)
-
-
-def stack_delete(request, stack_id: str) -> None:
-    """Release what is still held and forget the decision."""
-    _call(request, 'DELETE', f'/stacks/{stack_id}')

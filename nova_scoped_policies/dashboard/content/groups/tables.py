@@ -98,4 +98,3 @@ class MembersTable(tables.DataTable):
     class Meta:
         name = 'members'
         verbose_name = _('Members')
-
