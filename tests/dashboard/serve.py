@@ -8,9 +8,9 @@ run apart in a cloud. ``python tests/dashboard/serve.py KEYSTONE_URL
 ADMIN_PASSWORD`` prints one JSON line with the endpoints and the world,
 then serves until its standard input closes.
 
-World: racks rack-1..rack-3 of two hosts each (8 VCPU, 16384 MB) and the
-scope ``rack`` over them (identifiers allowed and obfuscated: each tenant
-sees racks by its own ids).
+World: the racks of the Heat tests (``tests/heat/serve.py``: rack-1..rack-3
+of two hosts each) and the scope ``rack`` over them (identifiers allowed
+and obfuscated: each tenant sees racks by its own ids).
 
 The stub of Nova answers what the policy API asks Nova: any server group
 (of no particular project), a server's project from its allocations, and
@@ -39,9 +39,9 @@ from nova_scoped_policies.db import api as store_api  # noqa: E402
 from nova_scoped_policies.db import migration  # noqa: E402
 from nova_scoped_policies.placement import client as pc  # noqa: E402
 from tests.functional import wsgi_server  # noqa: E402
+from tests.heat import serve as heat_serve  # noqa: E402
 
-RACKS = {'rack-1': ['h1', 'h2'], 'rack-2': ['h3', 'h4'],
-         'rack-3': ['h5', 'h6']}
+RACKS = heat_serve.RACKS
 NS = '6f72348f-df5d-4e0f-a043-4be92996dbfe'
 _SERVER = re.compile(r'^/servers/([0-9a-f-]{36})(/action)?$')
 
@@ -161,15 +161,7 @@ def main(keystone: str, password: str) -> int:
         placement_deploy.loadapp(fixture.conf_fixture.conf), False)
     placement = pc.PlacementClient.for_endpoint(placement_url, 'admin',
                                                 '1.38')
-    aggregates = {}
-    for i, (rack, hosts) in enumerate(sorted(RACKS.items()), start=1):
-        aggregates[rack] = f'00000000-0000-4000-8000-{i:012d}'
-        for host in hosts:
-            rp = f'00000000-0000-4000-9000-{int(host[1:]):012d}'
-            placement.create_provider(host, rp)
-            placement.set_inventory(rp, 0, {'VCPU': {'total': 8},
-                                            'MEMORY_MB': {'total': 16384}})
-            placement.set_aggregates(rp, 1, [aggregates[rack]])
+    aggregates = heat_serve.build_racks(placement)
     tmp = tempfile.TemporaryDirectory()
     store = store_api.PolicyStore(f'sqlite:///{tmp.name}/store.db')
     migration.upgrade(store.engine)

@@ -23,7 +23,7 @@ from tests.dashboard import conftest
 
 GROUP = '5bbcc3c4-1da2-4437-a48a-66f15b1b13f9'
 I1, I2, I3 = (f'00000000-0000-4000-a000-00000000000{n}' for n in (1, 2, 3))
-WAIT = 60
+WAIT = 120
 
 
 def shot(driver, name):
@@ -35,7 +35,10 @@ def wait(driver):
 
 
 def login(driver, horizon, user, password):
-    driver.delete_all_cookies()
+    # leave the page first: a request still running there would set the
+    # (signed cookie) session again
+    driver.get('about:blank')
+    driver.execute_cdp_cmd('Network.clearBrowserCookies', {})
     driver.get(f'{horizon}/auth/login/')
     wait(driver).until(ec.presence_of_element_located((By.ID,
                                                        'id_username')))

@@ -26,7 +26,7 @@ class GroupsTest(helpers.TestCase):
         group_list.return_value = [data.group()]
         group_audit.return_value = data.audit()
         res = self.client.get(INDEX)
-        self.assertTemplateUsed(res, 'scoped_policies/groups/index.html')
+        self.assertTemplateUsed(res, 'scoped_policies/table.html')
         (row,) = res.context['table'].data
         self.assertEqual((data.GROUP, 'violated'), (row.id, row.status))
         self.assertContains(res, 'anti-affinity:rack')
@@ -58,7 +58,7 @@ class GroupsTest(helpers.TestCase):
         audit.return_value = data.audit()
         scope_get.return_value = data.scope()
         res = self.client.get(DETAIL)
-        self.assertTemplateUsed(res, 'scoped_policies/groups/detail.html')
+        self.assertTemplateUsed(res, 'scoped_policies/detail.html')
         self.assertTemplateUsed(res, 'scoped_policies/_chart.html')
         # two on rack 1, the scope's other racks at zero
         self.assertContains(

@@ -56,7 +56,7 @@ class StacksTest(helpers.TestCase):
         get.return_value = stack()
         audited.return_value = audit()
         res = self.client.get(DETAIL)
-        self.assertTemplateUsed(res, 'scoped_policies/stacks/detail.html')
+        self.assertTemplateUsed(res, 'scoped_policies/detail.html')
         self.assertContains(res, 'surrogate-2')
         self.assertContains(res, 'holds 2 of max 1')
 

@@ -42,7 +42,7 @@ class Row:
 
 class IndexView(tables.DataTableView):
     table_class = g_tables.GroupsTable
-    template_name = 'scoped_policies/groups/index.html'
+    template_name = 'scoped_policies/table.html'
     page_title = _('Scoped policies')
 
     def get_data(self):
@@ -81,7 +81,7 @@ def scope_charts(request, group: api.Group, audit: api.Audit
 
 class DetailView(tabs.TabView):
     tab_group_class = g_tabs.GroupTabs
-    template_name = 'scoped_policies/groups/detail.html'
+    template_name = 'scoped_policies/detail.html'
     page_title = '{{ group.name|default:group.id }}'
 
     @memoized.memoized_method

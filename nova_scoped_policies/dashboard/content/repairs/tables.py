@@ -3,8 +3,7 @@ from horizon import tables
 
 
 class MovesTable(tables.DataTable):
-    """The moves of a plan in order; ``progress`` is filled in as each
-    move completes (admins' apply)."""
+    """The moves of a plan in order."""
 
     server = tables.Column('server', verbose_name=_('Server'))
     name = tables.Column('name', verbose_name=_('Name'), empty_value='-')
@@ -13,6 +12,16 @@ class MovesTable(tables.DataTable):
     temporary = tables.Column(
         lambda m: _('yes') if m.temporary else '-',
         verbose_name=_('Temporary'))
+
+    class Meta:
+        name = 'moves'
+        verbose_name = _('Moves')
+
+
+class ApplyMovesTable(MovesTable):
+    """The moves with their ``progress``, filled in as each move
+    completes (admins' apply)."""
+
     progress = tables.Column(lambda m: _('planned'),
                              verbose_name=_('Progress'),
                              classes=('nsp-progress',))

@@ -44,7 +44,7 @@ class IndexView(generic.FormView):
 class PlanView(tables.DataTableView):
     """A plan, in real host names, with Apply."""
 
-    table_class = r_tables.MovesTable
+    table_class = r_tables.ApplyMovesTable
     template_name = 'scoped_policies/repairs/plan.html'
     page_title = _('Repair plan')
 

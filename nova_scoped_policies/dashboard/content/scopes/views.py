@@ -14,7 +14,7 @@ INDEX_URL = 'horizon:admin:scoped_scopes:index'
 
 class IndexView(tables.DataTableView):
     table_class = s_tables.ScopesTable
-    template_name = 'scoped_policies/scopes/index.html'
+    template_name = 'scoped_policies/table.html'
     page_title = _('Scopes')
 
     def get_data(self):
@@ -27,7 +27,7 @@ class IndexView(tables.DataTableView):
 
 class DetailView(tabs.TabView):
     tab_group_class = s_tabs.ScopeTabs
-    template_name = 'scoped_policies/scopes/detail.html'
+    template_name = 'scoped_policies/detail.html'
     page_title = _('Scope {{ heatmap.scope.name }}')
 
     @memoized.memoized_method

@@ -41,7 +41,7 @@ def _audit(request, stack: api.Stack) -> str:
 
 class IndexView(tables.DataTableView):
     table_class = s_tables.StacksTable
-    template_name = 'scoped_policies/stacks/index.html'
+    template_name = 'scoped_policies/table.html'
     page_title = _('Stacks')
 
     def get_data(self):
@@ -55,7 +55,7 @@ class IndexView(tables.DataTableView):
 
 class DetailView(tabs.TabView):
     tab_group_class = s_tabs.StackTabs
-    template_name = 'scoped_policies/stacks/detail.html'
+    template_name = 'scoped_policies/detail.html'
     page_title = '{{ stack.name|default:stack.id }}'
 
     @memoized.memoized_method

@@ -8,7 +8,7 @@ from nova_scoped_policies.dashboard.content.violations import tables as v_t
 
 class IndexView(tables.DataTableView):
     table_class = v_t.ViolationsTable
-    template_name = 'scoped_policies/violations/index.html'
+    template_name = 'scoped_policies/table.html'
     page_title = _('Violations')
 
     def get_data(self):
