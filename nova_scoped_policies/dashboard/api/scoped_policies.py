@@ -24,6 +24,8 @@ SERVICE_TYPE = store_conf.SERVICE_TYPE
 NOWHERE = '(no domain)'
 """A member without allocations, or on a host in no domain of the scope,
 in :meth:`Audit.per_domain`."""
+RULE_PREFIX = 'max_server_per_'
+"""A rule limiting the servers per domain of the scope that follows."""
 
 
 def client(request) -> api_client.Client:
@@ -76,13 +78,18 @@ class Group:
 
     @property
     def scopes(self) -> typing.Tuple[str, ...]:
-        """The scopes the policies name, in order (``affinity:zone:<id>``
-        is scope ``zone``); a bare policy's scope is ``host``."""
+        """The scopes the policies and rules name, in order
+        (``affinity:zone:<id>`` is scope ``zone``, ``max_server_per_rack``
+        scope ``rack``); a bare policy's scope is ``host``."""
         found = []
         for name in self.policies:
             parts = name.split(':')
             scope = parts[1] if len(parts) > 1 else 'host'
             if scope not in found:
+                found.append(scope)
+        for rule in self.rules:
+            scope = rule[len(RULE_PREFIX):]
+            if rule.startswith(RULE_PREFIX) and scope not in found:
                 found.append(scope)
         return tuple(found)
 

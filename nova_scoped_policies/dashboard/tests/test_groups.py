@@ -172,3 +172,11 @@ class GroupsTest(helpers.TestCase):
             mock.ANY, api.Target('server_group', data.GROUP))
         # a tenant has no Apply
         self.assertNotContains(res, 'nsp-apply')
+
+
+def test_the_scopes_of_a_group_are_those_of_its_policies_and_rules():
+    group = data.group(policy=[
+        {'name': 'affinity:zone:' + data.RACK_1, 'rules': {}},
+        {'name': 'anti-affinity', 'rules': {'max_server_per_rack': 2}}])
+    assert group.scopes == ('zone', 'host', 'rack')
+    assert group.rules == {'max_server_per_rack': 2}

@@ -67,7 +67,9 @@ def scope_charts(request, group: api.Group, audit: api.Audit
     """A chart per scope of the group: members per domain, with the
     scope's other domains (those the tenant may see) at zero."""
     found = []
-    for scope in group.scopes or audit.scopes:
+    # the scopes the audit places members in; those the group names
+    # while no member runs anywhere
+    for scope in audit.scopes or group.scopes:
         counts = audit.per_domain(scope)
         known: typing.Sequence[str] = ()
         if scope != 'host':
