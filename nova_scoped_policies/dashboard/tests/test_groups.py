@@ -19,6 +19,16 @@ API = 'nova_scoped_policies.dashboard.api.scoped_policies.'
 
 class GroupsTest(helpers.TestCase):
 
+    def test_the_client_acts_with_the_users_token_on_the_catalogs_api(self):
+        request = self.factory.get('/')
+        client = api.client(request)
+        session = client.adapter.session
+        self.assertEqual(helpers.ENDPOINT,
+                         session.auth.get_endpoint(session))
+        self.assertEqual(request.user.token.id,
+                         session.auth.get_token(session))
+        self.assertEqual('scoped-policies', client.adapter.service_type)
+
     @mock.patch(API + 'group_audit')
     @mock.patch(API + 'group_list')
     def test_the_list_shows_policies_rules_members_and_audit(
