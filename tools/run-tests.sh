@@ -21,7 +21,7 @@ DASHBOARD_TESTS="nova_scoped_policies/dashboard/tests tests/dashboard"
 # Debian's chromium and chromium-driver for the browser tests: installed
 # when missing if we may (root, as CI runs); otherwise the tests fail
 # saying what is missing.
-chromium() {
+browser_packages() {
     if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
         return 0
     fi
@@ -35,7 +35,7 @@ chromium() {
 
 dashboard() {
     source tools/horizon-venv.sh
-    chromium
+    browser_packages
     # the browser tests start the policy API and Placement in the main venv
     NSP_VENV="${NSP_VENV:-$PWD/.venv}" "$NSP_HORIZON_VENV/bin/python" \
         -m pytest \
