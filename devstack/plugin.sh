@@ -2,7 +2,7 @@
 # devstack plugin of nova-scoped-policies: installs the package where nova
 # runs and enables its scheduler filters, weighers and request filters in
 # $NOVA_CONF; runs the policy API service; optionally adds the Watcher goal
-# and strategy to watcher.conf. Phases: stack install |
+# and strategy to watcher.conf and the dashboard's panels to Horizon. Phases: stack install |
 # post-config | extra, unstack, clean.
 
 NSP_FILTERS_PATH=nova_scoped_policies.scheduler.filters.all_filters
@@ -68,13 +68,34 @@ function _nsp_list_remove {
 }
 
 function install_nova_scoped_policies {
+    local extras=""
     if [[ "$NOVA_SCOPED_POLICIES_WATCHER" == "True" ]]; then
         # with the [watcher] extra (python-watcher, OR-Tools): devstack's
         # one virtualenv is Watcher's too
-        setup_develop $NOVA_SCOPED_POLICIES_DIR watcher
+        extras="watcher"
+    fi
+    if [[ "$NOVA_SCOPED_POLICIES_DASHBOARD" == "True" ]]; then
+        # the [dashboard] extra where Horizon runs (devstack's one venv)
+        extras="${extras:+$extras,}dashboard"
+    fi
+    if [[ -n "$extras" ]]; then
+        setup_develop $NOVA_SCOPED_POLICIES_DIR $extras
     else
         setup_develop $NOVA_SCOPED_POLICIES_DIR
     fi
+}
+
+# configure_nova_scoped_policies_dashboard: Horizon loads the plugin's
+# panels from its enabled/ files (devstack collects the static files and
+# starts Horizon after post-config).
+function configure_nova_scoped_policies_dashboard {
+    local enabled=$NOVA_SCOPED_POLICIES_HORIZON_DIR/openstack_dashboard/local/enabled
+    mkdir -p $enabled
+    cp $NOVA_SCOPED_POLICIES_DIR/nova_scoped_policies/dashboard/enabled/_9*_scoped_policies_*.py $enabled/
+}
+
+function cleanup_nova_scoped_policies_dashboard {
+    rm -f $NOVA_SCOPED_POLICIES_HORIZON_DIR/openstack_dashboard/local/enabled/_9*_scoped_policies_*.py
 }
 
 function configure_nova_scoped_policies {
@@ -173,6 +194,7 @@ function cleanup_nova_scoped_policies {
     if [[ -f $NOVA_SCOPED_POLICIES_WATCHER_CONF ]]; then
         inidelete $NOVA_SCOPED_POLICIES_WATCHER_CONF $NSP_WATCHER_GROUP policy_store_connection
     fi
+    cleanup_nova_scoped_policies_dashboard
     pip_uninstall nova-scoped-policies
 }
 
@@ -187,6 +209,10 @@ elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
     fi
     if [[ "$NOVA_SCOPED_POLICIES_WATCHER" == "True" ]]; then
         configure_nova_scoped_policies_watcher
+    fi
+    if [[ "$NOVA_SCOPED_POLICIES_DASHBOARD" == "True" ]]; then
+        echo_summary "Enabling the nova-scoped-policies dashboard in Horizon"
+        configure_nova_scoped_policies_dashboard
     fi
 elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
     if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then

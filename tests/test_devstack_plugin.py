@@ -214,3 +214,36 @@ def test_clean_undoes_post_config(tmp_path, nova_conf):
     assert not (tmp_path / 'data' / 'nova-scoped-policies' /
                 'policy-store.sqlite').exists()
     phase(tmp_path, 'unstack')
+
+
+def test_the_dashboard_is_installed_and_enabled_in_horizon(tmp_path,
+                                                           nova_conf):
+    horizon = tmp_path / 'horizon'
+    enabled = horizon / 'openstack_dashboard' / 'local' / 'enabled'
+    env = {'NOVA_SCOPED_POLICIES_DASHBOARD': 'True', 'HORIZON_DIR':
+           str(horizon), 'NOVA_SCOPED_POLICIES_DIR': ROOT}
+    calls = phase(tmp_path, 'stack', 'install', env=env)
+    assert f'setup_develop {ROOT} dashboard' in calls
+    phase(tmp_path, 'stack', 'post-config', env=env)
+    ours = sorted(os.listdir(os.path.join(
+        ROOT, 'nova_scoped_policies', 'dashboard', 'enabled')))
+    ours.remove('__init__.py')
+    ours = [n for n in ours if n.endswith('.py')]
+    assert len(ours) == 7
+    assert sorted(p.name for p in enabled.iterdir()) == ours
+    # each file is Horizon's pluggable settings: a panel or a group of ours
+    for name in ours:
+        text = (enabled / name).read_text()
+        assert "PANEL_GROUP = 'scoped_policies'" in text, name
+    phase(tmp_path, 'clean', env=env)
+    assert list(enabled.iterdir()) == []
+
+
+def test_the_dashboard_is_off_by_default(tmp_path, nova_conf):
+    horizon = tmp_path / 'horizon'
+    calls = phase(tmp_path, 'stack', 'install', env={
+        'HORIZON_DIR': str(horizon), 'NOVA_SCOPED_POLICIES_WATCHER': 'True'})
+    assert 'setup_develop /opt/stack/nova-scoped-policies watcher' in calls
+    phase(tmp_path, 'stack', 'post-config', env={'HORIZON_DIR':
+                                                 str(horizon)})
+    assert not horizon.exists()

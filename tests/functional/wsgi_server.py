@@ -25,10 +25,11 @@ class _Threaded(simple_server.WSGIServer):
             self.shutdown_request(request)
 
 
-def serve(app, threaded=True) -> str:
-    """Serve ``app`` on a free port in a background thread; return its URL."""
+def serve(app, threaded=True, port=0) -> str:
+    """Serve ``app`` on ``port`` (a free one by default) in a background
+    thread; return its URL."""
     server = simple_server.make_server(
-        '127.0.0.1', 0, app, handler_class=_Quiet,
+        '127.0.0.1', port, app, handler_class=_Quiet,
         server_class=_Threaded if threaded else simple_server.WSGIServer)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f'http://127.0.0.1:{server.server_port}'

@@ -41,12 +41,9 @@ def _serve(app) -> str:
     return f'http://127.0.0.1:{server.server_port}'
 
 
-def main() -> int:
-    fixture = placement_fix.PlacementFixture(use_intercept=False)
-    fixture.setUp()
-    placement_url = _serve(placement_deploy.loadapp(fixture.conf_fixture.conf))
-    placement = pc.PlacementClient.for_endpoint(placement_url, 'admin',
-                                                '1.38')
+def build_racks(placement: pc.PlacementClient) -> dict:
+    """The hosts of :data:`RACKS` in Placement, an aggregate per rack;
+    rack -> aggregate uuid."""
     aggregates = {}
     for i, (rack, hosts) in enumerate(sorted(RACKS.items()), start=1):
         aggregates[rack] = f'00000000-0000-4000-8000-{i:012d}'
@@ -56,6 +53,16 @@ def main() -> int:
             placement.set_inventory(rp, 0, {'VCPU': {'total': 8},
                                             'MEMORY_MB': {'total': 16384}})
             placement.set_aggregates(rp, 1, [aggregates[rack]])
+    return aggregates
+
+
+def main() -> int:
+    fixture = placement_fix.PlacementFixture(use_intercept=False)
+    fixture.setUp()
+    placement_url = _serve(placement_deploy.loadapp(fixture.conf_fixture.conf))
+    placement = pc.PlacementClient.for_endpoint(placement_url, 'admin',
+                                                '1.38')
+    aggregates = build_racks(placement)
     tmp = tempfile.TemporaryDirectory()
     store = store_api.PolicyStore(f'sqlite:///{tmp.name}/store.db')
     migration.upgrade(store.engine)

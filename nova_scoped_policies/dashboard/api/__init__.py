@@ -1,0 +1,1 @@
+from nova_scoped_policies.dashboard.api import scoped_policies  # noqa

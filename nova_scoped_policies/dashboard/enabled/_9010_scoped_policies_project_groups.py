@@ -1,0 +1,4 @@
+PANEL = 'scoped_groups'
+PANEL_DASHBOARD = 'project'
+PANEL_GROUP = 'scoped_policies'
+ADD_PANEL = 'nova_scoped_policies.dashboard.content.groups.panel.Groups'

@@ -1,0 +1,4 @@
+PANEL = 'scoped_scopes'
+PANEL_DASHBOARD = 'admin'
+PANEL_GROUP = 'scoped_policies'
+ADD_PANEL = 'nova_scoped_policies.dashboard.content.scopes.panel.Scopes'
