@@ -246,8 +246,8 @@ def _random_case(rng):
 @pytest.mark.parametrize('seed', range(60))
 def test_merging_hosts_into_classes_changes_nothing(seed):
     world, s = _random_case(random.Random(seed))
-    merged = solver.decide(s, world, merge=True)
-    per_host = solver.decide(s, world, merge=False)
+    merged = solver.decide(s, world, merge=True, search=True)
+    per_host = solver.decide(s, world, merge=False, search=True)
     assert merged.feasible == per_host.feasible
     if merged.feasible:
         assert merged.optimal and per_host.optimal
