@@ -273,3 +273,55 @@ def test_a_leaf_targets_a_domain_by_the_tenants_own_id():
     from nova_scoped_policies.policy import PolicyError
     with pytest.raises(PolicyError):
         model.with_real_ids(s, topology, 'tenant-b')
+
+
+def test_a_stack_without_soft_policies_takes_its_first_decision(monkeypatch):
+    """Nothing to optimise: the one-at-a-time decision, which meets every
+    hard policy, is the answer without CP-SAT (the model, the search and
+    OR-Tools' import are left out)."""
+    def no_solver():
+        raise AssertionError('CP-SAT asked')
+    monkeypatch.setattr(solver, '_cp_model', no_solver)
+    world = make_world([3, 3], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack({'name': 'root', 'policies': [
+        'anti-affinity:rack'], 'members': [
+        leaf('a', 2, 4, ['anti-affinity:host']), leaf('b', 2, 4)]}), world)
+    assert decision.feasible and decision.optimal and decision.cost == 0
+    racks = {g: {rack(h) for s, h in decision.assignments.items()
+                 if s.startswith(g)} for g in 'ab'}
+    assert not racks['a'] & racks['b']
+    assert decision.assignments['a-1'] != decision.assignments['a-2']
+
+
+def test_a_model_that_cannot_be_built_in_time_is_not_built(monkeypatch):
+    """The first servers' variables say the model would end past its
+    deadline: it is not built, and the first decision, checked, is the
+    answer (its soft policies not optimised)."""
+    monkeypatch.setattr(solver, 'BUILD_FACTOR', 1e9)
+    world = make_world([5, 5], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack(leaf('g', 8, 2, [
+        'soft-affinity:rack', 'anti-affinity:host'])), world)
+    assert decision.feasible and not decision.optimal
+    assert len(set(decision.assignments.values())) == 8
+    # without a first decision, no model in time is no decision in time
+    monkeypatch.setattr(solver, 'one_at_a_time', lambda *a, **k: None)
+    decision = solver.decide(stack(leaf('g', 8, 2, [
+        'soft-affinity:rack', 'anti-affinity:host'])), world, time_limit=3)
+    assert not decision.feasible
+    assert decision.reason == ('no decision found in 3 s; the stack may '
+                               'still fit')
+
+
+def test_a_refusal_explained_within_the_deadline():
+    """Past the deadline, the explanation of an infeasible stack says it
+    does not fit without naming the policy (it would take more models)."""
+    world = make_world([2, 2], lambda r, i: {'VCPU': 8})
+    s = stack(leaf('g', 3, 2, ['anti-affinity:rack']))
+    clauses = solver.compile_stack(s, world)
+    rcs = ['VCPU']
+    cp_model = solver._cp_model()
+    slots = solver._classes(s, world, clauses, rcs, True)
+    reason = solver._explain(cp_model, s, world, clauses, slots, rcs, 10.0,
+                             1, 0, deadline=0.0)
+    assert reason.startswith('the servers do not fit in the capacity left '
+                             'with their hard policies')
