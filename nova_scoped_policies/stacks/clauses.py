@@ -59,9 +59,15 @@ class Clause:
         return split(self)
 
     @functools.cached_property
+    def items(self) -> typing.Tuple[typing.Tuple[base.PolicyPlugin,
+                                                 base.Item], ...]:
+        """The document's items with their plugins, made once."""
+        return tuple(registry.items(self.document))
+
+    @functools.cached_property
     def hard(self) -> bool:
         """Whether any of its items is hard (has a host check)."""
-        return registry.hard(self.document)
+        return any(plugin.hard for plugin, _ in self.items)
 
     def counts_union(self, scope: str) -> bool:
         """Whether a limit at ``scope`` counts every server of the clause
@@ -132,7 +138,7 @@ def existing_members(clause: Clause) -> typing.Dict[str, str]:
 def items(clause: Clause
           ) -> typing.List[typing.Tuple[base.PolicyPlugin, base.Item]]:
     """The clause's items with their plugins."""
-    return registry.items(clause.document)
+    return list(clause.items)
 
 
 def split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:

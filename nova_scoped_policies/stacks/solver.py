@@ -1,5 +1,6 @@
 """The joint decision for a whole stack (pure; OR-Tools CP-SAT inside)."""
 
+import bisect
 import collections
 import dataclasses
 import time
@@ -8,6 +9,7 @@ import typing
 from nova_scoped_policies.engine import Engine
 from nova_scoped_policies.engine import join
 from nova_scoped_policies.engine.plugins import base
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.stacks.clauses import Clause
@@ -456,25 +458,52 @@ FINISH_SHARE = 0.15
 """The share of a decision's time limit kept after CP-SAT's search, to
 replay its answer through the engine's checks (or, when it found none,
 the one-at-a-time decision and its cost)."""
+WEIGH_SHARE = 0.25
+"""The most of a decision's time limit the one-at-a-time decision weighs
+hosts by the stack's soft policies; past it, the servers left go on the
+roomiest passing host (it must finish within :data:`FIRST_SHARE`)."""
 SEARCH_SHARE = 0.5
 """The least of a decision's time limit left for CP-SAT's search once
 its model is built: a model that takes longer to build is not built,
 and the one-at-a-time decision is the answer."""
 
 
+WEIGHERS = tuple(sorted({p.weigher for p in registry.PLUGINS
+                         if p.weigher is not None}))
+"""The kinds of nova weigher the soft policies' weights belong to."""
+
+
 def one_at_a_time(stack: model.Stack, world: World,
                   clauses: typing.Sequence[Clause],
-                  deadline: typing.Optional[float] = None
+                  deadline: typing.Optional[float] = None,
+                  weigh_until: typing.Optional[float] = None,
+                  packed: typing.Optional[str] = None
                   ) -> typing.Optional[typing.Dict[str, str]]:
     """nova's way: each server, in document order, on the passing host
-    with the most memory free (then the most VCPU, then by name), never
-    revisited; the engine's checks against the servers placed before it.
-    All or nothing: None when a server finds no host (or ``deadline``,
-    a ``time.monotonic()``, passes).
+    with the best weight by its soft policies (scaled and summed as
+    nova's weighers do), then the most memory free (then the most VCPU,
+    then by name), never revisited; the engine's checks against the
+    servers placed before it. All or nothing: None when a server finds no
+    host (or ``deadline``, a ``time.monotonic()``, passes).
+
+    A host's soft weight depends on its domains, and at the host scope
+    on the host itself: the hosts weighed for a server are the roomiest
+    passing host of each domain of every scope its soft policies read,
+    the roomiest passing host, and the hosts of the members its host
+    scope soft policies count. Past ``weigh_until`` (a
+    ``time.monotonic()``), the servers left go on the roomiest passing
+    host, unweighed.
+
+    :param packed: a scope: each server first on the roomiest passing
+        host of a domain of that scope holding servers of its own group
+        (unweighed): a group fills its domains before it opens others,
+        leaving whole domains to the groups after it (the second try
+        when the first finds no host for a server).
     """
     engine = Engine()
     free = {h.name: collections.Counter(h.free) for h in world.hosts}
     accepts = {h.name: h for h in world.hosts}
+    weighs = _soft(clauses)
 
     def room(host: str) -> tuple:
         return (free[host]['MEMORY_MB'], free[host]['VCPU'], host)
@@ -482,14 +511,43 @@ def one_at_a_time(stack: model.Stack, world: World,
     # hosts in order of room, sorted once; the few a server lands on
     # are taken out of it and weighed afresh each time
     order = sorted(free, key=room, reverse=True)
+    mates = {s.name: group.servers for group in stack.root.walk()
+             if group.leaf for s in group.servers}
+    in_domains: typing.Dict[str, typing.Dict[str, typing.List[str]]] = {}
+    soft_host: typing.Dict[int, bool] = {}
+
+    def soft_hosts(document) -> bool:
+        """Whether ``document`` has a soft item at the host scope."""
+        found = soft_host.get(id(document))
+        if found is None:
+            found = soft_host[id(document)] = any(
+                not plugin.hard and item.scope == HOST_SCOPE
+                for plugin, item in registry.items(document))
+        return found
+
+    def domain_orders(scope: str) -> typing.Dict[str, typing.List[str]]:
+        """domain of ``scope`` -> its hosts, in ``order``."""
+        found = in_domains.get(scope)
+        if found is None:
+            found = in_domains[scope] = {}
+            for host in order:
+                for domain in world.topology.domains_of(scope, host):
+                    found.setdefault(domain, []).append(host)
+        return found
     used: typing.Set[str] = set()
+    # the hosts used, by room (ascending): the roomiest that passes is
+    # the first found from the end
+    rooms: typing.List[tuple] = []
     placed: typing.Dict[str, str] = {}
     for server in stack.servers:
-        if deadline is not None and time.monotonic() > deadline:
+        now = time.monotonic()
+        if deadline is not None and now > deadline:
             return None
+        weighing = weighs and (weigh_until is None or now < weigh_until)
         need = server.flavor.resources
-        evaluation = join(engine.prepare(r) for r in member_requests(
-            clauses, world.topology, placed, server.name, hard_only=True))
+        requests = member_requests(clauses, world.topology, placed,
+                                   server.name, hard_only=not weighing)
+        evaluation = join(engine.prepare(r) for r in requests)
 
         def takes(name: str) -> bool:
             left = free[name]
@@ -502,18 +560,67 @@ def one_at_a_time(stack: model.Stack, world: World,
         def fits(name: str) -> bool:
             return takes(name) and not any(check(name) is not None
                                            for check in checks)
-        best = next((h for h in order if h not in used and fits(h)), None)
-        again = [h for h in used if fits(h)]
-        if again:
-            top = max(again, key=room)
-            if best is None or room(top) > room(best):
+        best = None
+        if packed is not None:
+            held = sorted({d for s in mates[server.name] if s.name in placed
+                           for d in world.topology.domains_of(
+                               packed, placed[s.name])})
+            best = next((h for d in held for h in domain_orders(packed)[d]
+                         if fits(h)), None)
+        beside = best is not None
+        if best is None:
+            best = next((h for h in order if h not in used and fits(h)),
+                        None)
+            top = next((r[-1] for r in reversed(rooms) if fits(r[-1])),
+                       None)
+            if top is not None and (best is None or
+                                    room(top) > room(best)):
                 best = top
         if best is None:
             return None
+        if not beside and weighing and evaluation is not None and any(
+                evaluation.has_weights(k) for k in WEIGHERS):
+            best = _weighed(evaluation, requests, best, domain_orders,
+                            fits, room, soft_hosts)
+        if best in used:
+            rooms.remove(room(best))
         free[best].subtract(need)
         used.add(best)
+        bisect.insort(rooms, room(best))
         placed[server.name] = best
     return placed
+
+
+def _weighed(evaluation, requests, best: str,
+             domain_orders: typing.Callable[[str], typing.Mapping[
+                 str, typing.Sequence[str]]],
+             fits: typing.Callable[[str], bool],
+             room: typing.Callable[[str], tuple],
+             soft_hosts: typing.Callable[[typing.Any], bool]) -> str:
+    """The host of best soft weight (then room) among those that stand
+    for every host (see :func:`one_at_a_time`); ``best``: the roomiest
+    passing host."""
+    pool = {best}
+    soft = [(plugin, item) for plugin, item in evaluation.items
+            if not plugin.hard]
+    for scope in {item.scope for _, item in soft}:
+        if scope == HOST_SCOPE:
+            continue
+        for hosts in domain_orders(scope).values():
+            found = next((h for h in hosts if fits(h)), None)
+            if found is not None:
+                pool.add(found)
+    for request in requests:
+        if soft_hosts(request.document):
+            pool.update(h for h in request.placements.values()
+                        if h and fits(h))
+    hosts = sorted(pool)
+    total = [0.0] * len(hosts)
+    for kind in WEIGHERS:
+        if evaluation.has_weights(kind):
+            total = [a + b for a, b in zip(
+                total, evaluation.weights(kind, hosts))]
+    return max(zip(total, hosts), key=lambda tw: (tw[0], room(tw[1])))[1]
 
 
 def _unfit_server(stack: model.Stack, world: World,
@@ -591,6 +698,16 @@ def _failed(cp_model, status, explained: tuple,
     return timed_out
 
 
+def _finest_hard_scope(clauses: typing.Sequence[Clause],
+                       topology: Topology) -> typing.Optional[str]:
+    """The scope of a hard item, not the host, with the most domains."""
+    scopes = {item.scope for c in clauses for plugin, item in c.items
+              if plugin.hard and item.scope != HOST_SCOPE
+              and topology.scope(item.scope) is not None}
+    return max(sorted(scopes), key=lambda s: len(topology.domains(s)),
+               default=None)
+
+
 def _soft(clauses: typing.Sequence[Clause]) -> bool:
     """Whether any clause has a soft item: an objective to optimise."""
     return any(not plugin.hard for c in clauses
@@ -638,7 +755,16 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     # a decision that meets every hard policy first, nova's way: the
     # solver's starting point, and the answer when it finds none in time
     first = one_at_a_time(stack, world, clauses,
-                          started + time_limit * FIRST_SHARE)
+                          started + time_limit * FIRST_SHARE,
+                          started + time_limit * WEIGH_SHARE)
+    finest = _finest_hard_scope(clauses, world.topology)
+    if first is None and finest is not None:
+        # groups kept apart by a scope fit more often when each fills
+        # its domains before opening others
+        first = one_at_a_time(stack, world, clauses,
+                              started + time_limit * FIRST_SHARE,
+                              started + time_limit * WEIGH_SHARE,
+                              packed=finest)
     soft = _soft(clauses)
     if first is not None and not soft and not search:
         replay(stack, world, clauses, first)
