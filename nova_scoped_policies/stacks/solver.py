@@ -757,6 +757,11 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     first = one_at_a_time(stack, world, clauses,
                           started + time_limit * FIRST_SHARE,
                           started + time_limit * WEIGH_SHARE)
+    soft = _soft(clauses)
+    if first is None and soft:
+        # the soft policies' weights may have led it astray: unweighed
+        first = one_at_a_time(stack, world, clauses,
+                              started + time_limit * FIRST_SHARE, started)
     finest = _finest_hard_scope(clauses, world.topology)
     if first is None and finest is not None:
         # groups kept apart by a scope fit more often when each fills
@@ -765,7 +770,6 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
                               started + time_limit * FIRST_SHARE,
                               started + time_limit * WEIGH_SHARE,
                               packed=finest)
-    soft = _soft(clauses)
     if first is not None and not soft and not search:
         replay(stack, world, clauses, first)
         return Decision(True, first, '', time.monotonic() - started, True)

@@ -298,11 +298,17 @@ def test_a_model_that_cannot_be_built_in_time_is_not_built(monkeypatch):
     deadline: it is not built, and the first decision, checked, is the
     answer (its soft policies not optimised)."""
     monkeypatch.setattr(solver, 'BUILD_FACTOR', 1e9)
-    world = make_world([5, 5], lambda r, i: {'VCPU': 8})
+    # the roomiest hosts alternate between the racks
+    world = make_world([5, 5], lambda r, i: {'VCPU': 8 + 2 * i + r})
     decision = solver.decide(stack(leaf('g', 8, 2, [
         'soft-affinity:rack', 'anti-affinity:host'])), world)
     assert decision.feasible and not decision.optimal
     assert len(set(decision.assignments.values())) == 8
+    # weighed by soft-affinity:rack, as nova's weigher would: one rack
+    # filled first (roomiest first alone would put 4 in each)
+    racks = collections.Counter(rack(h)
+                                for h in decision.assignments.values())
+    assert sorted(racks.values()) == [3, 5]
     # without a first decision, no model in time is no decision in time
     monkeypatch.setattr(solver, 'one_at_a_time', lambda *a, **k: None)
     decision = solver.decide(stack(leaf('g', 8, 2, [
@@ -325,3 +331,25 @@ def test_a_refusal_explained_within_the_deadline():
                              1, 0, deadline=0.0)
     assert reason.startswith('the servers do not fit in the capacity left '
                              'with their hard policies')
+
+
+def test_groups_fill_their_racks_when_the_roomiest_first_fails(
+        monkeypatch):
+    """Roomiest first, group a takes racks 0 and 1, b rack 2, and c finds
+    none; the second try fills the racks a group holds first (a in rack
+    0, b in rack 1, c in rack 2): no search needed."""
+    def no_solver():
+        raise AssertionError('CP-SAT asked')
+    monkeypatch.setattr(solver, '_cp_model', no_solver)
+    rooms = {(0, 0): 16, (0, 1): 10, (1, 0): 15, (1, 1): 9, (2, 0): 14,
+             (2, 1): 8}
+    world = make_world([2, 2, 2], lambda r, i: {'VCPU': rooms[r, i]})
+    s = stack({'name': 'root', 'policies': ['anti-affinity:rack'],
+               'members': [leaf(g, 2, 4) for g in 'abc']})
+    assert solver.one_at_a_time(s, world, solver.compile_stack(
+        s, world)) is None
+    decision = solver.decide(s, world)
+    assert decision.feasible, decision.reason
+    racks = {g: {rack(h) for n, h in decision.assignments.items()
+                 if n.startswith(g)} for g in 'abc'}
+    assert racks == {'a': {'r0'}, 'b': {'r1'}, 'c': {'r2'}}
