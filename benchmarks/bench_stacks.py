@@ -304,7 +304,7 @@ def main(argv):
     fitting, tried, greedy, joint = share(count)
     print(f'joint vs one at a time: {fitting} random stacks that fit (of '
           f'{tried} drawn), {time.perf_counter() - started:.0f} s')
-    print(f'  one at a time (nova order and RAM weigher) places '
+    print(f'  one at a time (nova order, soft weights then RAM) places '
           f'{greedy / fitting:.0%}; the joint decision places '
           f'{joint / fitting:.0%} (target 100%)')
     targets = Targets()

@@ -164,15 +164,22 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
         by_key.setdefault((domains, accepts, alone), []).append(host)
     slots: typing.List[_Slot] = []
     by_field = {c.field: c for c in clauses}
+    # each server's flavor by its index in ``flavors``, found once
+    index = {f: i for i, f in enumerate(flavors)}
+    flavor_of = [(s.name, index[s.flavor]) for s in stack.servers]
+    caps: typing.Dict[tuple, int] = {}
     klass = 0
     for (domains, accepts, _), hosts in by_key.items():
         if _past(deadline):
             raise _OutOfTime()
         key = dict(zip(scopes, domains[:len(scopes)]))
         accepted = frozenset(f for f, ok in zip(flavors, accepts) if ok)
-        eligible = {s.name for s in stack.servers
-                    if accepts[flavors.index(s.flavor)]}
-        cap = _bound(stack.root, by_field, eligible, key)
+        eligible = {name for name, fi in flavor_of if accepts[fi]}
+        # _bound reads of the key only which scopes it has a domain in
+        shape = (accepts, tuple(k for k, v in key.items() if v is None))
+        cap = caps.get(shape)
+        if cap is None:
+            cap = caps[shape] = _bound(stack.root, by_field, eligible, key)
         vectors: typing.Dict[tuple, typing.List[str]] = {}
         for host in hosts:
             vector = tuple(host.free.get(rc, 0) for rc in rcs)
