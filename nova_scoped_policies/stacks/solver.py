@@ -459,8 +459,9 @@ a quarter of it: capacity, symmetry and the policies take the rest,
 measured on 1,000 servers with soft policies over 2,000 hosts)."""
 FIRST_SHARE = 0.4
 """The most of a decision's time limit the one-at-a-time decision
-(:func:`one_at_a_time`) may take; the solver starts from it and has the
-rest."""
+(:func:`one_at_a_time`) may take when the stack has soft policies; the
+solver starts from it and has the rest. Without soft policies it is the
+answer, and may take all but :data:`FINISH_SHARE`."""
 FINISH_SHARE = 0.15
 """The share of a decision's time limit kept after CP-SAT's search, to
 replay its answer through the engine's checks (or, when it found none,
@@ -759,22 +760,23 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     world = with_traits(world)
     clauses = compile_stack(stack, world)
     rcs = _resource_classes(stack)
-    # a decision that meets every hard policy first, nova's way: the
-    # solver's starting point, and the answer when it finds none in time
-    first = one_at_a_time(stack, world, clauses,
-                          started + time_limit * FIRST_SHARE,
-                          started + time_limit * WEIGH_SHARE)
     soft = _soft(clauses)
+    # a decision that meets every hard policy first, nova's way: the
+    # solver's starting point, and the answer when it finds none in time;
+    # with nothing to optimise it is the answer, and may take all but the
+    # time to replay it (the model would take longer)
+    first_by = started + time_limit * (FIRST_SHARE if soft or search
+                                       else 1 - FINISH_SHARE)
+    first = one_at_a_time(stack, world, clauses, first_by,
+                          started + time_limit * WEIGH_SHARE)
     if first is None and soft:
         # the soft policies' weights may have led it astray: unweighed
-        first = one_at_a_time(stack, world, clauses,
-                              started + time_limit * FIRST_SHARE, started)
+        first = one_at_a_time(stack, world, clauses, first_by, started)
     finest = _finest_hard_scope(clauses, world.topology)
     if first is None and finest is not None:
         # groups kept apart by a scope fit more often when each fills
         # its domains before opening others
-        first = one_at_a_time(stack, world, clauses,
-                              started + time_limit * FIRST_SHARE,
+        first = one_at_a_time(stack, world, clauses, first_by,
                               started + time_limit * WEIGH_SHARE,
                               packed=finest)
     if first is not None and not soft and not search:
