@@ -274,8 +274,8 @@ def through_api(world, document, limit):
     return seconds, resp.status_code, resp.json
 
 
-BEFORE = {'3 x 4 at 10,000 hosts': 2.69, '20 x 10 at 10,000 hosts': 5.45,
-          '50 x 4 at 5,000 hosts': 9.07, '10 x 10 at 50,000 hosts': 9.21,
+BEFORE = {'3 x 4 at 10,000 hosts': 3.44, '20 x 10 at 10,000 hosts': 6.69,
+          '50 x 4 at 5,000 hosts': 9.05, '10 x 10 at 50,000 hosts': 5.25,
           'soft stack through the API': 152.0}
 """Each figure before #33 (``ce038f3``; median of 3 runs, seconds; the
 API one run), on the varied world, on the machine the figures after were
