@@ -6,6 +6,7 @@ and replay its decisions (:mod:`.solver`).
 """
 
 import dataclasses
+import functools
 import types
 import typing
 
@@ -45,6 +46,28 @@ class Clause:
     @property
     def servers(self) -> typing.Tuple[str, ...]:
         return tuple(s for part in self.parts for s in part)
+
+    @functools.cached_property
+    def part_of(self) -> typing.Mapping[str, int]:
+        """server name -> the index of its part (read for every server
+        of every clause: made once)."""
+        return {s: i for i, p in enumerate(self.parts) for s in p}
+
+    @functools.cached_property
+    def split(self) -> typing.Tuple[PolicyDocument, PolicyDocument]:
+        """:func:`split` of the clause, made once."""
+        return split(self)
+
+    @functools.cached_property
+    def items(self) -> typing.Tuple[typing.Tuple[base.PolicyPlugin,
+                                                 base.Item], ...]:
+        """The document's items with their plugins, made once."""
+        return tuple(registry.items(self.document))
+
+    @functools.cached_property
+    def hard(self) -> bool:
+        """Whether any of its items is hard (has a host check)."""
+        return any(plugin.hard for plugin, _ in self.items)
 
     def counts_union(self, scope: str) -> bool:
         """Whether a limit at ``scope`` counts every server of the clause
@@ -115,7 +138,7 @@ def existing_members(clause: Clause) -> typing.Dict[str, str]:
 def items(clause: Clause
           ) -> typing.List[typing.Tuple[base.PolicyPlugin, base.Item]]:
     """The clause's items with their plugins."""
-    return registry.items(clause.document)
+    return list(clause.items)
 
 
 def split(clause: Clause) -> typing.Tuple[PolicyDocument, PolicyDocument]:
@@ -140,7 +163,8 @@ def member_requests(clauses: typing.Sequence[Clause], topology: Topology,
                     placed: typing.Mapping[str, typing.Optional[str]],
                     name: str,
                     moving: typing.Mapping[str, typing.Iterable[str]] =
-                    types.MappingProxyType({})) -> typing.List[Request]:
+                    types.MappingProxyType({}),
+                    hard_only: bool = False) -> typing.List[Request]:
     """The stack's policies for server ``name`` as the engine's requests,
     one per document that relates it to other servers: what any server
     group's request is, so the engine checks and weighs them as it does
@@ -161,13 +185,15 @@ def member_requests(clauses: typing.Sequence[Clause], topology: Topology,
     :param moving: server name -> further hosts it occupies while it
         moves (its destination before its host changes): it counts there
         too, as the member it will be.
+    :param hard_only: leave out the clauses with no hard item (for the
+        host checks alone: they weigh, never reject).
     """
     found: typing.List[Request] = []
     for clause in clauses:
-        part_of = {s: i for i, p in enumerate(clause.parts) for s in p}
-        if name not in part_of:
+        part_of = clause.part_of
+        if name not in part_of or (hard_only and not clause.hard):
             continue
-        union_doc, pair_doc = split(clause)
+        union_doc, pair_doc = clause.split
         fixed = existing_members(clause)
         # (member key, host, server): a moving server is also a member on
         # each further host it holds
@@ -201,7 +227,8 @@ def check_server(clauses: typing.Sequence[Clause], topology: Topology,
     """
     engine = engine or Engine()
     found = []
-    for request in member_requests(clauses, topology, placed, name):
+    for request in member_requests(clauses, topology, placed, name,
+                                   hard_only=True):
         evaluation = engine.prepare(request)
         for check in evaluation.checks_for(
                 (), read_candidates(evaluation, candidates)):

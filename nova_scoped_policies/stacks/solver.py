@@ -1,5 +1,6 @@
 """The joint decision for a whole stack (pure; OR-Tools CP-SAT inside)."""
 
+import bisect
 import collections
 import dataclasses
 import time
@@ -8,6 +9,7 @@ import typing
 from nova_scoped_policies.engine import Engine
 from nova_scoped_policies.engine import join
 from nova_scoped_policies.engine.plugins import base
+from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.stacks.clauses import Clause
@@ -56,6 +58,14 @@ class DecisionError(RuntimeError):
 _OUTSIDE = object()
 """The first half of the domain key of a slot whose host is in no domain
 of a scope (``(_OUTSIDE, slot)``: each such host apart)."""
+
+
+class _OutOfTime(Exception):
+    """Building the slots or the model would take past its deadline."""
+
+
+def _past(deadline: typing.Optional[float]) -> bool:
+    return deadline is not None and time.monotonic() > deadline
 
 
 # -- hosts into classes -------------------------------------------------------
@@ -120,14 +130,18 @@ def _bound(group: model.Group, clauses_by_field, eligible: typing.Set[str],
 def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
              rcs: typing.Sequence[str], merge: bool,
              special: typing.AbstractSet[str] = frozenset(),
-             scopes: typing.Optional[typing.AbstractSet[str]] = None
+             scopes: typing.Optional[typing.AbstractSet[str]] = None,
+             deadline: typing.Optional[float] = None
              ) -> typing.List[_Slot]:
     """The hosts as slots: with ``merge``, hosts alike for this stack are
     one class, and a host that ``n`` kept hosts of its class dominate in
     every resource is dropped when ``n`` reaches the most servers the
     class can take (any decision using it can move to a free one). Hosts
     of ``special`` (and of existing servers) are each a class of their
-    own. ``scopes``: those the clauses name (default: the stack's)."""
+    own. ``scopes``: those the clauses name (default: the stack's).
+
+    :raises _OutOfTime: past ``deadline`` (a ``time.monotonic()``).
+    """
     topology = world.topology
     scopes = sorted(s for s in (stack.scopes if scopes is None else scopes)
                     if s != HOST_SCOPE)
@@ -136,7 +150,9 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
     read = [key for c in clauses for plugin, item in clause_items(c)
             for key in (plugin.host_key(item, topology),) if key is not None]
     by_key: typing.Dict[tuple, typing.List[HostState]] = {}
-    for host in world.hosts:
+    for n, host in enumerate(world.hosts):
+        if not n % 512 and _past(deadline):
+            raise _OutOfTime()
         accepts = tuple(_accepts(f, host) for f in flavors)
         if not any(accepts):
             continue
@@ -148,13 +164,22 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
         by_key.setdefault((domains, accepts, alone), []).append(host)
     slots: typing.List[_Slot] = []
     by_field = {c.field: c for c in clauses}
+    # each server's flavor by its index in ``flavors``, found once
+    index = {f: i for i, f in enumerate(flavors)}
+    flavor_of = [(s.name, index[s.flavor]) for s in stack.servers]
+    caps: typing.Dict[tuple, int] = {}
     klass = 0
     for (domains, accepts, _), hosts in by_key.items():
+        if _past(deadline):
+            raise _OutOfTime()
         key = dict(zip(scopes, domains[:len(scopes)]))
         accepted = frozenset(f for f, ok in zip(flavors, accepts) if ok)
-        eligible = {s.name for s in stack.servers
-                    if accepts[flavors.index(s.flavor)]}
-        cap = _bound(stack.root, by_field, eligible, key)
+        eligible = {name for name, fi in flavor_of if accepts[fi]}
+        # _bound reads of the key only which scopes it has a domain in
+        shape = (accepts, tuple(k for k, v in key.items() if v is None))
+        cap = caps.get(shape)
+        if cap is None:
+            cap = caps[shape] = _bound(stack.root, by_field, eligible, key)
         vectors: typing.Dict[tuple, typing.List[str]] = {}
         for host in hosts:
             vector = tuple(host.free.get(rc, 0) for rc in rcs)
@@ -178,15 +203,14 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
 
 # -- the CP-SAT model ---------------------------------------------------------
 
-class _OutOfTime(Exception):
-    """Building the model would take past its deadline."""
-
 
 class _Model:
     """One CP-SAT model of a stack over slots; ``enabled`` picks the hard
     items it enforces (all of them, or a prefix when explaining);
     building it past ``deadline`` (a ``time.monotonic()``) raises
-    :class:`_OutOfTime`."""
+    :class:`_OutOfTime`, and so does a build whose first servers'
+    variables say it would end past it (:data:`BUILD_FACTOR`): the
+    time is not spent on a model there is no time to build."""
 
     def __init__(self, cp_model, stack: model.Stack, world: World,
                  clauses: typing.List[Clause], slots: typing.List[_Slot],
@@ -209,6 +233,7 @@ class _Model:
         # slots of one class and servers of one flavor and scopes are
         # alike: which slots a server may use is computed once per kind
         by_kind: typing.Dict[tuple, typing.List[int]] = {}
+        begun = time.monotonic()
         for si, server in enumerate(self.servers):
             kind = (server.flavor, frozenset(hard_scopes[si]))
             found = by_kind.get(kind)
@@ -225,6 +250,11 @@ class _Model:
             for ti in found:
                 self.x[si, ti] = self.m.NewBoolVar('')
             self.tick()
+            if deadline is not None and si >= 7:
+                spent = time.monotonic() - begun
+                if begun + spent * BUILD_FACTOR * len(self.servers) / (
+                        si + 1) > deadline:
+                    raise _OutOfTime()
         self.by_server: typing.Dict[int, typing.List[int]] = {}
         self.by_slot: typing.Dict[int, typing.List[int]] = {}
         for si, ti in self.x:
@@ -423,33 +453,65 @@ def _solve(cp_model, built: _Model, time_limit: float, workers: int,
     return solver, status
 
 
+BUILD_FACTOR = 4.0
+"""A model's whole build over the time its servers' variables take (about
+a quarter of it: capacity, symmetry and the policies take the rest,
+measured on 1,000 servers with soft policies over 2,000 hosts)."""
 FIRST_SHARE = 0.4
 """The most of a decision's time limit the one-at-a-time decision
-(:func:`one_at_a_time`) may take; the solver starts from it and has the
-rest."""
+(:func:`one_at_a_time`) may take when the stack has soft policies; the
+solver starts from it and has the rest. Without soft policies it is the
+answer, and may take all but :data:`FINISH_SHARE`."""
 FINISH_SHARE = 0.15
 """The share of a decision's time limit kept after CP-SAT's search, to
 replay its answer through the engine's checks (or, when it found none,
 the one-at-a-time decision and its cost)."""
+WEIGH_SHARE = 0.25
+"""The most of a decision's time limit the one-at-a-time decision weighs
+hosts by the stack's soft policies; past it, the servers left go on the
+roomiest passing host (it must finish within :data:`FIRST_SHARE`)."""
 SEARCH_SHARE = 0.5
 """The least of a decision's time limit left for CP-SAT's search once
 its model is built: a model that takes longer to build is not built,
 and the one-at-a-time decision is the answer."""
 
 
+WEIGHERS = tuple(sorted({p.weigher for p in registry.PLUGINS
+                         if p.weigher is not None}))
+"""The kinds of nova weigher the soft policies' weights belong to."""
+
+
 def one_at_a_time(stack: model.Stack, world: World,
                   clauses: typing.Sequence[Clause],
-                  deadline: typing.Optional[float] = None
+                  deadline: typing.Optional[float] = None,
+                  weigh_until: typing.Optional[float] = None,
+                  packed: typing.Optional[str] = None
                   ) -> typing.Optional[typing.Dict[str, str]]:
     """nova's way: each server, in document order, on the passing host
-    with the most memory free (then the most VCPU, then by name), never
-    revisited; the engine's checks against the servers placed before it.
-    All or nothing: None when a server finds no host (or ``deadline``,
-    a ``time.monotonic()``, passes).
+    with the best weight by its soft policies (scaled and summed as
+    nova's weighers do), then the most memory free (then the most VCPU,
+    then by name), never revisited; the engine's checks against the
+    servers placed before it. All or nothing: None when a server finds no
+    host (or ``deadline``, a ``time.monotonic()``, passes).
+
+    A host's soft weight depends on its domains, and at the host scope
+    on the host itself: the hosts weighed for a server are the roomiest
+    passing host of each domain of every scope its soft policies read,
+    the roomiest passing host, and the hosts of the members its host
+    scope soft policies count. Past ``weigh_until`` (a
+    ``time.monotonic()``), the servers left go on the roomiest passing
+    host, unweighed.
+
+    :param packed: a scope: each server first on the roomiest passing
+        host of a domain of that scope holding servers of its own group
+        (unweighed): a group fills its domains before it opens others,
+        leaving whole domains to the groups after it (the second try
+        when the first finds no host for a server).
     """
     engine = Engine()
     free = {h.name: collections.Counter(h.free) for h in world.hosts}
     accepts = {h.name: h for h in world.hosts}
+    weighs = _soft(clauses)
 
     def room(host: str) -> tuple:
         return (free[host]['MEMORY_MB'], free[host]['VCPU'], host)
@@ -457,14 +519,43 @@ def one_at_a_time(stack: model.Stack, world: World,
     # hosts in order of room, sorted once; the few a server lands on
     # are taken out of it and weighed afresh each time
     order = sorted(free, key=room, reverse=True)
+    mates = {s.name: group.servers for group in stack.root.walk()
+             if group.leaf for s in group.servers}
+    in_domains: typing.Dict[str, typing.Dict[str, typing.List[str]]] = {}
+    soft_host: typing.Dict[int, bool] = {}
+
+    def soft_hosts(document) -> bool:
+        """Whether ``document`` has a soft item at the host scope."""
+        found = soft_host.get(id(document))
+        if found is None:
+            found = soft_host[id(document)] = any(
+                not plugin.hard and item.scope == HOST_SCOPE
+                for plugin, item in registry.items(document))
+        return found
+
+    def domain_orders(scope: str) -> typing.Dict[str, typing.List[str]]:
+        """domain of ``scope`` -> its hosts, in ``order``."""
+        found = in_domains.get(scope)
+        if found is None:
+            found = in_domains[scope] = {}
+            for host in order:
+                for domain in world.topology.domains_of(scope, host):
+                    found.setdefault(domain, []).append(host)
+        return found
     used: typing.Set[str] = set()
+    # the hosts used, by room (ascending): the roomiest that passes is
+    # the first found from the end
+    rooms: typing.List[tuple] = []
     placed: typing.Dict[str, str] = {}
     for server in stack.servers:
-        if deadline is not None and time.monotonic() > deadline:
+        now = time.monotonic()
+        if deadline is not None and now > deadline:
             return None
+        weighing = weighs and (weigh_until is None or now < weigh_until)
         need = server.flavor.resources
-        evaluation = join(engine.prepare(r) for r in member_requests(
-            clauses, world.topology, placed, server.name))
+        requests = member_requests(clauses, world.topology, placed,
+                                   server.name, hard_only=not weighing)
+        evaluation = join(engine.prepare(r) for r in requests)
 
         def takes(name: str) -> bool:
             left = free[name]
@@ -477,18 +568,67 @@ def one_at_a_time(stack: model.Stack, world: World,
         def fits(name: str) -> bool:
             return takes(name) and not any(check(name) is not None
                                            for check in checks)
-        best = next((h for h in order if h not in used and fits(h)), None)
-        again = [h for h in used if fits(h)]
-        if again:
-            top = max(again, key=room)
-            if best is None or room(top) > room(best):
+        best = None
+        if packed is not None:
+            held = sorted({d for s in mates[server.name] if s.name in placed
+                           for d in world.topology.domains_of(
+                               packed, placed[s.name])})
+            best = next((h for d in held for h in domain_orders(packed)[d]
+                         if fits(h)), None)
+        beside = best is not None
+        if best is None:
+            best = next((h for h in order if h not in used and fits(h)),
+                        None)
+            top = next((r[-1] for r in reversed(rooms) if fits(r[-1])),
+                       None)
+            if top is not None and (best is None or
+                                    room(top) > room(best)):
                 best = top
         if best is None:
             return None
+        if not beside and weighing and evaluation is not None and any(
+                evaluation.has_weights(k) for k in WEIGHERS):
+            best = _weighed(evaluation, requests, best, domain_orders,
+                            fits, room, soft_hosts)
+        if best in used:
+            rooms.remove(room(best))
         free[best].subtract(need)
         used.add(best)
+        bisect.insort(rooms, room(best))
         placed[server.name] = best
     return placed
+
+
+def _weighed(evaluation, requests, best: str,
+             domain_orders: typing.Callable[[str], typing.Mapping[
+                 str, typing.Sequence[str]]],
+             fits: typing.Callable[[str], bool],
+             room: typing.Callable[[str], tuple],
+             soft_hosts: typing.Callable[[typing.Any], bool]) -> str:
+    """The host of best soft weight (then room) among those that stand
+    for every host (see :func:`one_at_a_time`); ``best``: the roomiest
+    passing host."""
+    pool = {best}
+    soft = [(plugin, item) for plugin, item in evaluation.items
+            if not plugin.hard]
+    for scope in {item.scope for _, item in soft}:
+        if scope == HOST_SCOPE:
+            continue
+        for hosts in domain_orders(scope).values():
+            found = next((h for h in hosts if fits(h)), None)
+            if found is not None:
+                pool.add(found)
+    for request in requests:
+        if soft_hosts(request.document):
+            pool.update(h for h in request.placements.values()
+                        if h and fits(h))
+    hosts = sorted(pool)
+    total = [0.0] * len(hosts)
+    for kind in WEIGHERS:
+        if evaluation.has_weights(kind):
+            total = [a + b for a, b in zip(
+                total, evaluation.weights(kind, hosts))]
+    return max(zip(total, hosts), key=lambda tw: (tw[0], room(tw[1])))[1]
 
 
 def _unfit_server(stack: model.Stack, world: World,
@@ -514,25 +654,43 @@ def _unfit_server(stack: model.Stack, world: World,
 
 
 def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
-             workers, seed) -> str:
-    """Which hard item (in document order) first makes the stack unfit."""
+             workers, seed, deadline: typing.Optional[float] = None) -> str:
+    """Which hard item (in document order) first makes the stack unfit;
+    each model built and searched before ``deadline`` (a
+    ``time.monotonic()``; past it, the stack is said not to fit without
+    naming the item)."""
     reason = _unfit_server(stack, world, rcs)
     if reason:
         return reason
-    built = _Model(cp_model, stack, world, clauses, slots, rcs, enabled=0)
-    per_try = max(0.5, time_limit / (len(built.hard_items) + 1))
-    _, status = _solve(cp_model, built, per_try, workers, seed)
-    if status == cp_model.INFEASIBLE:
-        return ('the servers do not fit in the capacity left (' +
-                ', '.join(rcs) + ') whatever the policies')
-    for n, (clause, st) in enumerate(built.hard_items, 1):
-        trial = _Model(cp_model, stack, world, clauses, slots, rcs,
-                       enabled=n)
-        _, status = _solve(cp_model, trial, per_try, workers, seed)
+    unnamed = ('the servers do not fit in the capacity left with their '
+               'hard policies (no time left to say which policy)')
+
+    def left() -> float:
+        return per_try if deadline is None else min(
+            per_try, deadline - time.monotonic())
+    try:
+        built = _Model(cp_model, stack, world, clauses, slots, rcs,
+                       enabled=0, deadline=deadline)
+        per_try = max(0.5, time_limit / (len(built.hard_items) + 1))
+        if left() <= 0:
+            return unnamed
+        _, status = _solve(cp_model, built, left(), workers, seed)
         if status == cp_model.INFEASIBLE:
-            before = '' if n == 1 else ' together with the policies before it'
-            return (f'{clause.field}: {st.label} cannot be met with the '
-                    f'capacity left{before}')
+            return ('the servers do not fit in the capacity left (' +
+                    ', '.join(rcs) + ') whatever the policies')
+        for n, (clause, st) in enumerate(built.hard_items, 1):
+            trial = _Model(cp_model, stack, world, clauses, slots, rcs,
+                           enabled=n, deadline=deadline)
+            if left() <= 0:
+                return unnamed
+            _, status = _solve(cp_model, trial, left(), workers, seed)
+            if status == cp_model.INFEASIBLE:
+                before = ('' if n == 1 else
+                          ' together with the policies before it')
+                return (f'{clause.field}: {st.label} cannot be met with '
+                        f'the capacity left{before}')
+    except _OutOfTime:
+        return unnamed
     return 'no decision found in the time allowed'
 
 
@@ -548,50 +706,107 @@ def _failed(cp_model, status, explained: tuple,
     return timed_out
 
 
+def _finest_hard_scope(clauses: typing.Sequence[Clause],
+                       topology: Topology) -> typing.Optional[str]:
+    """The scope of a hard item, not the host, with the most domains."""
+    scopes = {item.scope for c in clauses for plugin, item in c.items
+              if plugin.hard and item.scope != HOST_SCOPE
+              and topology.scope(item.scope) is not None}
+    return max(sorted(scopes), key=lambda s: len(topology.domains(s)),
+               default=None)
+
+
+def _soft(clauses: typing.Sequence[Clause]) -> bool:
+    """Whether any clause has a soft item: an objective to optimise."""
+    return any(not plugin.hard for c in clauses
+               for plugin, _ in clause_items(c))
+
+
 def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
-           merge: bool = True, workers: int = 1, seed: int = 0) -> Decision:
-    """One joint decision for the whole stack, all or nothing.
+           merge: bool = True, workers: int = 1, seed: int = 0,
+           search: bool = False) -> Decision:
+    """One joint decision for the whole stack, all or nothing, within
+    ``time_limit`` seconds from the call to the answer.
 
     Hard policies and the capacity of every host are constraints, soft
     policies the objective (lower cost is better). A decision one server
-    at a time (:func:`one_at_a_time`) comes first: CP-SAT starts from it,
-    and it is the answer when CP-SAT finds no decision in time, so a
-    stack that fits that way is never refused for lack of time. The best
-    decision found within ``time_limit`` is returned; it is replayed
-    through the engine's host checks first.
+    at a time (:func:`one_at_a_time`) comes first. When it meets every
+    hard policy and the stack has no soft policy, it is the answer:
+    there is nothing to optimise. Otherwise CP-SAT starts from it, and
+    it is the answer when CP-SAT finds no decision in time (or its model
+    could not be built in time), so a stack that fits that way is never
+    refused for lack of time. The best decision found is returned; it is
+    replayed through the engine's host checks first. Every phase (the
+    first decision, the classes of hosts, the model, the search, the
+    replay and the explanation of a refusal) ends by the deadline.
 
     :param stack: the validated stack.
     :param world: hosts, topology and existing servers, real ids.
-    :param time_limit: seconds for the solver.
+    :param time_limit: seconds for the whole decision.
     :param merge: merge interchangeable hosts into classes (False: one
         variable per host, for tests).
     :param workers: CP-SAT search workers; with one, the same inputs give
         the same decision.
     :param seed: CP-SAT random seed.
+    :param search: search with CP-SAT even when the first decision has
+        nothing to optimise (tests of the model).
     :raises model.StackError: the stack names a scope the cloud does not
         define, scopes that do not nest, or unknown existing resources.
     :raises SolverUnavailable: OR-Tools is not installed.
     """
     started = time.monotonic()
+    deadline = started + time_limit
     model.check_topology(stack, world.topology)
-    cp_model = _cp_model()
     world = with_traits(world)
     clauses = compile_stack(stack, world)
     rcs = _resource_classes(stack)
-    deadline = started + time_limit
+    soft = _soft(clauses)
     # a decision that meets every hard policy first, nova's way: the
-    # solver's starting point, and the answer when it finds none in time
-    first = one_at_a_time(stack, world, clauses,
-                          started + time_limit * FIRST_SHARE)
-    slots = _classes(stack, world, clauses, rcs, merge)
-    try:
-        # a model too big to build and search in time: the first decision
-        built = _Model(cp_model, stack, world, clauses, slots, rcs,
-                       deadline=None if first is None else
-                       deadline - time_limit * SEARCH_SHARE)
-    except _OutOfTime:
+    # solver's starting point, and the answer when it finds none in time;
+    # with nothing to optimise it is the answer, and may take all but the
+    # time to replay it (the model would take longer)
+    first_by = started + time_limit * (FIRST_SHARE if soft or search
+                                       else 1 - FINISH_SHARE)
+    first = one_at_a_time(stack, world, clauses, first_by,
+                          started + time_limit * WEIGH_SHARE)
+    if first is None and soft:
+        # the soft policies' weights may have led it astray: unweighed
+        first = one_at_a_time(stack, world, clauses, first_by, started)
+    finest = _finest_hard_scope(clauses, world.topology)
+    if first is None and finest is not None:
+        # groups kept apart by a scope fit more often when each fills
+        # its domains before opening others
+        first = one_at_a_time(stack, world, clauses, first_by,
+                              started + time_limit * WEIGH_SHARE,
+                              packed=finest)
+    if first is not None and not soft and not search:
+        replay(stack, world, clauses, first)
+        return Decision(True, first, '', time.monotonic() - started, True)
+    # imported after the first decision: the first import of OR-Tools
+    # takes seconds, which the first decision needs not wait for
+    cp_model = _cp_model()
+    timed_out = (f'no decision found in {time_limit:g} s; the stack may '
+                 'still fit')
+    # without a first decision, the model may take all but the time to
+    # replay; with one, it must leave half the limit to the search
+    build_by = (deadline - time_limit * SEARCH_SHARE if first is not None
+                else deadline - time_limit * FINISH_SHARE)
+
+    def fallback() -> Decision:
+        """The first decision (checked), or no decision in time."""
+        if first is None:
+            return Decision(False, {}, timed_out,
+                            time.monotonic() - started)
         replay(stack, world, clauses, first)
         return Decision(True, first, '', time.monotonic() - started)
+    try:
+        slots = _classes(stack, world, clauses, rcs, merge,
+                         deadline=build_by)
+        # a model too big to build and search in time: the first decision
+        built = _Model(cp_model, stack, world, clauses, slots, rcs,
+                       deadline=build_by)
+    except _OutOfTime:
+        return fallback()
     if first is not None:
         # CP-SAT starts from the one-at-a-time decision
         at = {slot.host: ti for ti, slot in enumerate(slots)}
@@ -611,9 +826,8 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
                         False, _cost_of(cp_model, built, first,
                                         deadline - time.monotonic()))
     reason = _failed(cp_model, status, (stack, world, clauses, slots, rcs,
-                                        time_limit, workers, seed),
-                     f'no decision found in {time_limit:g} s; the stack '
-                     'may still fit')
+                                        time_limit, workers, seed,
+                                        deadline), timed_out)
     if reason is not None:
         return Decision(False, {}, reason, time.monotonic() - started)
     assignments = built.assignments(solver)
@@ -631,9 +845,13 @@ def _cost_of(cp_model, built: _Model, assignments: typing.Mapping[str, str],
     if not built.cost:
         return 0
     slot = {s.host: ti for ti, s in enumerate(built.slots)}
-    for (si, ti), var in built.x.items():
-        host = assignments.get(built.servers[si].name)
-        built.m.Add(var == int(slot.get(host) == ti))
+    chosen = [built.x.get((si, slot.get(assignments.get(server.name))))
+              for si, server in enumerate(built.servers)]
+    if any(var is None for var in chosen):
+        return 0
+    # each server's one variable: ExactlyOne sets the others false
+    for var in chosen:
+        built.m.Add(var == 1)
     solver, status = _solve(cp_model, built,
                             min(1.0, max(0.05, time_limit)), 1, 0)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):

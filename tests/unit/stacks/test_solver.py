@@ -246,8 +246,8 @@ def _random_case(rng):
 @pytest.mark.parametrize('seed', range(60))
 def test_merging_hosts_into_classes_changes_nothing(seed):
     world, s = _random_case(random.Random(seed))
-    merged = solver.decide(s, world, merge=True)
-    per_host = solver.decide(s, world, merge=False)
+    merged = solver.decide(s, world, merge=True, search=True)
+    per_host = solver.decide(s, world, merge=False, search=True)
     assert merged.feasible == per_host.feasible
     if merged.feasible:
         assert merged.optimal and per_host.optimal
@@ -273,3 +273,83 @@ def test_a_leaf_targets_a_domain_by_the_tenants_own_id():
     from nova_scoped_policies.policy import PolicyError
     with pytest.raises(PolicyError):
         model.with_real_ids(s, topology, 'tenant-b')
+
+
+def test_a_stack_without_soft_policies_takes_its_first_decision(monkeypatch):
+    """Nothing to optimise: the one-at-a-time decision, which meets every
+    hard policy, is the answer without CP-SAT (the model, the search and
+    OR-Tools' import are left out)."""
+    def no_solver():
+        raise AssertionError('CP-SAT asked')
+    monkeypatch.setattr(solver, '_cp_model', no_solver)
+    world = make_world([3, 3], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack({'name': 'root', 'policies': [
+        'anti-affinity:rack'], 'members': [
+        leaf('a', 2, 4, ['anti-affinity:host']), leaf('b', 2, 4)]}), world)
+    assert decision.feasible and decision.optimal and decision.cost == 0
+    racks = {g: {rack(h) for s, h in decision.assignments.items()
+                 if s.startswith(g)} for g in 'ab'}
+    assert not racks['a'] & racks['b']
+    assert decision.assignments['a-1'] != decision.assignments['a-2']
+
+
+def test_a_model_that_cannot_be_built_in_time_is_not_built(monkeypatch):
+    """The first servers' variables say the model would end past its
+    deadline: it is not built, and the first decision, checked, is the
+    answer (its soft policies not optimised)."""
+    monkeypatch.setattr(solver, 'BUILD_FACTOR', 1e9)
+    # the roomiest hosts alternate between the racks
+    world = make_world([5, 5], lambda r, i: {'VCPU': 8 + 2 * i + r})
+    decision = solver.decide(stack(leaf('g', 8, 2, [
+        'soft-affinity:rack', 'anti-affinity:host'])), world)
+    assert decision.feasible and not decision.optimal
+    assert len(set(decision.assignments.values())) == 8
+    # weighed by soft-affinity:rack, as nova's weigher would: one rack
+    # filled first (roomiest first alone would put 4 in each)
+    racks = collections.Counter(rack(h)
+                                for h in decision.assignments.values())
+    assert sorted(racks.values()) == [3, 5]
+    # without a first decision, no model in time is no decision in time
+    monkeypatch.setattr(solver, 'one_at_a_time', lambda *a, **k: None)
+    decision = solver.decide(stack(leaf('g', 8, 2, [
+        'soft-affinity:rack', 'anti-affinity:host'])), world, time_limit=3)
+    assert not decision.feasible
+    assert decision.reason == ('no decision found in 3 s; the stack may '
+                               'still fit')
+
+
+def test_a_refusal_explained_within_the_deadline():
+    """Past the deadline, the explanation of an infeasible stack says it
+    does not fit without naming the policy (it would take more models)."""
+    world = make_world([2, 2], lambda r, i: {'VCPU': 8})
+    s = stack(leaf('g', 3, 2, ['anti-affinity:rack']))
+    clauses = solver.compile_stack(s, world)
+    rcs = ['VCPU']
+    cp_model = solver._cp_model()
+    slots = solver._classes(s, world, clauses, rcs, True)
+    reason = solver._explain(cp_model, s, world, clauses, slots, rcs, 10.0,
+                             1, 0, deadline=0.0)
+    assert reason.startswith('the servers do not fit in the capacity left '
+                             'with their hard policies')
+
+
+def test_groups_fill_their_racks_when_the_roomiest_first_fails(
+        monkeypatch):
+    """Roomiest first, group a takes racks 0 and 1, b rack 2, and c finds
+    none; the second try fills the racks a group holds first (a in rack
+    0, b in rack 1, c in rack 2): no search needed."""
+    def no_solver():
+        raise AssertionError('CP-SAT asked')
+    monkeypatch.setattr(solver, '_cp_model', no_solver)
+    rooms = {(0, 0): 16, (0, 1): 10, (1, 0): 15, (1, 1): 9, (2, 0): 14,
+             (2, 1): 8}
+    world = make_world([2, 2, 2], lambda r, i: {'VCPU': rooms[r, i]})
+    s = stack({'name': 'root', 'policies': ['anti-affinity:rack'],
+               'members': [leaf(g, 2, 4) for g in 'abc']})
+    assert solver.one_at_a_time(s, world, solver.compile_stack(
+        s, world)) is None
+    decision = solver.decide(s, world)
+    assert decision.feasible, decision.reason
+    racks = {g: {rack(h) for n, h in decision.assignments.items()
+                 if n.startswith(g)} for g in 'abc'}
+    assert racks == {'a': {'r0'}, 'b': {'r1'}, 'c': {'r2'}}
