@@ -68,12 +68,13 @@ tenants with very large groups; groups already bigger keep their members.
         default=10.0,
         min=0.1,
         help="""
-Seconds the joint solver may search for one stack decision (``POST
-/stacks``).
+Seconds one stack decision (``POST /stacks``) may take, from its start to
+its answer: the first decision, the solver's model and search, the replay.
+Reading Placement, the hold and the record come on top.
 
 The best decision found in that time is returned (it may not be optimal for
 the soft policies); when none was found, the answer says the stack may still
-fit. The request waits at most about this long plus Placement reads.
+fit.
 """),
     cfg.IntOpt(
         'stack_workers',
