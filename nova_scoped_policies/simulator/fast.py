@@ -95,10 +95,9 @@ on it and on whether it is one of the group's hosts, nothing else."""
 COLUMN_WEIGHERS: typing.Dict[type, typing.Callable[['_Nodes', np.ndarray],
                                                    np.ndarray]] = {
     ram.RAMWeigher: lambda n, at: n.free_ram_mb[at],
-    cpu.CPUWeigher: lambda n, at: n.vcpus_total[at] * n.cpu_ratio
-    - n.vcpus_used[at],
+    cpu.CPUWeigher: lambda n, at: n.vcpus_free[at],
     disk.DiskWeigher: lambda n, at: n.free_disk_mb[at],
-    io_ops.IoOpsWeigher: lambda n, at: n.num_io_ops[at],
+    io_ops.IoOpsWeigher: lambda n, at: n.num_io_ops[at] if n.busy else None,
     num_instances.NumInstancesWeigher: lambda n, at: n.num_instances[at],
 }
 """nova's resource weighers: their ``_weigh_object`` as columns of the
@@ -175,7 +174,11 @@ extra specs)."""
 
 class _Nodes:
     """What nova's weighers read of every host (:class:`runner.Node`), as
-    columns in host-name order, kept up to date as HostStates change."""
+    columns in host-name order, kept up to date as HostStates change;
+    and what CPUWeigher makes of them, ``vcpus_total *
+    cpu_allocation_ratio - vcpus_used`` (the same float operations)."""
+
+    CPU_RATIO = 1.0   # every simulated HostState's cpu_allocation_ratio
 
     def __init__(self, sim: runner.Simulation, names: typing.List[str]
                  ) -> None:
@@ -185,11 +188,18 @@ class _Nodes:
         for i, field in enumerate(runner.Node._fields):
             setattr(self, field, np.fromiter((r[i] for r in rows),
                                              np.float64, len(rows)))
-        self.cpu_ratio = 1.0   # the HostStates' cpu_allocation_ratio
+        self.vcpus_free = self.vcpus_total * self.CPU_RATIO - self.vcpus_used
+        # hosts with I/O in flight (a boot's own claims): IoOpsWeigher
+        # weighs every host 0 without them
+        self.busy = int(np.count_nonzero(self.num_io_ops))
 
     def update(self, at: int, node: runner.Node) -> None:
+        self.busy -= bool(self.num_io_ops[at])
         for field, value in zip(runner.Node._fields, node):
             getattr(self, field)[at] = value
+        self.busy += bool(node.num_io_ops)
+        self.vcpus_free[at] = \
+            node.vcpus_total * self.CPU_RATIO - node.vcpus_used
 
 
 class _Inventory:
@@ -295,6 +305,8 @@ class HostColumns:
         # scope -> (the topology, each host's domain, the domains)
         self._columns: typing.Dict[str, tuple] = {}
         self._positions: typing.Dict[str, typing.Dict[str, int]] = {}
+        # (the weighers, those that can add to a weight: see _weighers)
+        self._plan: typing.Optional[tuple] = None
         # the last evaluation and its distinguished domains
         self._evaluation = None
         self._busy: typing.Mapping[str, typing.Any] = {}
@@ -765,10 +777,7 @@ class HostColumns:
         total = np.zeros(len(at))
         if len(at) <= 1:
             return total
-        for i, weigher in enumerate(self.sim.weighers):
-            multiplier = self._multiplier(i, weigher)
-            if multiplier is None:
-                continue        # 0 on every host: it adds nothing
+        for i, weigher, multiplier in self._weighers():
             raw = self._raw(weigher, spec, evaluation, at)
             if raw is None:
                 continue
@@ -793,6 +802,32 @@ class HostColumns:
             total += normalised
         return total
 
+    def _weighers(self) -> typing.List[tuple]:
+        """(position, weigher, its multiplier) of the weighers that can
+        add to a weight: not those whose multiplier is 0 on every host,
+        nor those that weigh every simulated host alike and clamp
+        nothing (nova normalises their weights to 0)."""
+        weighers = self.sim.weighers
+        if self._plan is None or self._plan[0] is not weighers:
+            found = []
+            for i, weigher in enumerate(weighers):
+                multiplier = self._multiplier(i, weigher)
+                if multiplier is None or (
+                        self._uniform_weigher(weigher)
+                        and weigher.minval is None
+                        and weigher.maxval is None):
+                    continue
+                found.append((i, weigher, multiplier))
+            self._plan = (weighers, found)
+        return self._plan[1]
+
+    @staticmethod
+    def _uniform_weigher(weigher) -> bool:
+        """Does it weigh every simulated host alike?"""
+        return isinstance(weigher, UNIFORM_WEIGHERS) or (
+            isinstance(weigher, image_props.ImagePropertiesWeigher)
+            and CONF.filter_scheduler.image_props_weight_multiplier == 0.0)
+
     def _raw(self, weigher, spec, evaluation, at: np.ndarray
              ) -> typing.Optional[np.ndarray]:
         """The weigher's raw weights of the hosts of ``at``; None when
@@ -805,12 +840,7 @@ class HostColumns:
                     not evaluation.has_weights(weigher.kind):
                 return None
             return self._ours_weighed(evaluation, weigher.kind, at)
-        if isinstance(weigher, UNIFORM_WEIGHERS) or (
-                isinstance(weigher, image_props.ImagePropertiesWeigher)
-                and CONF.filter_scheduler.image_props_weight_multiplier
-                == 0.0):
-            if weigher.minval is None and weigher.maxval is None:
-                return None     # alike on every host: normalised to 0
+        if self._uniform_weigher(weigher):
             special: typing.Optional[typing.Collection[str]] = ()
         elif isinstance(weigher, GROUP_WEIGHERS):
             group = spec.instance_group
