@@ -13,6 +13,7 @@ import re
 import typing
 import uuid
 
+import orjson
 import os_resource_classes as orc
 import yaml
 
@@ -889,6 +890,19 @@ same documents, read about six times as fast (a scenario file of a few
 thousand requests takes 50 ms to read in Python)."""
 
 
+def _json(text: str) -> typing.Optional[object]:
+    """A scenario written as JSON (YAML's flow style, as an export of a
+    large cloud is), read by orjson: PyYAML builds each of a file's
+    million nodes in Python (10 s for 50,000 hosts, 0.3 s as JSON). None
+    when it is not JSON (then it is read as YAML)."""
+    if not text.lstrip().startswith('{'):
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+
+
 def load(path: str) -> Scenario:
     """Read and validate a scenario file.
 
@@ -896,7 +910,10 @@ def load(path: str) -> Scenario:
     """
     try:
         with open(path, encoding='utf-8') as handle:
-            data = yaml.load(handle, Loader=_YAML_LOADER)
+            text = handle.read()
+        data = _json(text)
+        if data is None:
+            data = yaml.load(text, Loader=_YAML_LOADER)
     except (OSError, yaml.YAMLError, ValueError) as exc:
         # ValueError: PyYAML's int() of a number beyond Python's digit
         # limit, and text that is not UTF-8

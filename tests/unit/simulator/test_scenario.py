@@ -234,3 +234,26 @@ def test_defaults_are_the_readmes_nova_conf():
         sc.NOVA_DEFAULTS['enabled_filters']
     assert [c.strip() for c in section['weight_classes'].split(',')] == \
         sc.NOVA_DEFAULTS['weight_classes']
+
+
+def test_a_scenario_written_as_json_reads_as_its_yaml(tmp_path):
+    """JSON (YAML's flow style, as a large cloud is exported) is read by
+    the JSON parser, with the same result and the same errors."""
+    import json
+    import yaml
+    as_yaml, as_json = tmp_path / 'a.yaml', tmp_path / 'a.json'
+    as_yaml.write_text(yaml.safe_dump(BASE))
+    as_json.write_text(json.dumps(BASE))
+    assert sc.load(str(as_json)) == sc.load(str(as_yaml))
+    bad = copy.deepcopy(BASE)
+    bad['requests'][0]['boot']['count'] = 'three'
+    as_json.write_text(json.dumps(bad))
+    with pytest.raises(sc.ScenarioError, match=r'requests\[0\]\.boot\.count'):
+        sc.load(str(as_json))
+
+
+def test_a_yaml_flow_mapping_that_is_not_json_reads_as_yaml(tmp_path):
+    flow = tmp_path / 'flow.yaml'
+    flow.write_text('{scopes: {rack: {}}, generate: {hosts: {count: 2, '
+                    'resources: {VCPU: 4}}, scopes: {rack: 1}}}')
+    assert len(sc.load(str(flow)).hosts) == 2
