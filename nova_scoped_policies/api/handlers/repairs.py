@@ -34,6 +34,9 @@ from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import solver
 
 VERSION = '1.2'
+TASKS = '1.4'
+"""``POST /repairs/apply`` starts a task; plans say whether they need an
+administrator."""
 
 
 def _begin(req: webob.Request, schema: dict):
@@ -45,36 +48,67 @@ def _begin(req: webob.Request, schema: dict):
     return context, service, data, repairs.Asked.of(data)
 
 
-def _move(move: planner.Move, read: repairs.Read) -> dict:
-    found = {'server': move.server, 'from': read.host(move.source),
+ANOTHER = 'another server'
+"""How a tenant's plan names a server of another project."""
+
+
+def _move(move: planner.Move, read: repairs.Read,
+          project: typing.Optional[str] = None) -> dict:
+    """A move as the reader sees it; with ``project`` (a tenant), a server
+    of another project is only "another server"."""
+    hidden = project is not None and \
+        read.projects.get(move.server, '') != project
+    found = {'server': ANOTHER if hidden else move.server,
+             'from': read.host(move.source),
              'to': read.host(move.destination)}
     name = read.names.get(move.server)
-    if name and name != move.server:
+    if name and name != move.server and not hidden:
         found['name'] = name
     if move.temporary:
         found['temporary'] = True
     return found
 
 
+def _plan(service, asked: repairs.Asked, project: str, admin: bool):
+    """(the world read, its plan): the target's own servers first; the
+    cloud read wide (every instance a bystander the plan may move, every
+    other group and stack kept) unless that is nothing to do or one
+    move."""
+    time_limit = service.conf.scoped_policies_api.repair_time_limit
+    read = repairs.read(service, asked, project, admin)
+    try:
+        found = planner.plan(read.problem, time_limit)
+        if found.status == planner.NOTHING or (
+                found.status == planner.REPAIRED and len(found.moves) <= 1):
+            return read, found
+        wide = repairs.read(service, asked, project, admin, wide=True)
+        if len(wide.problem.servers) == len(read.problem.servers):
+            return read, found
+        return wide, planner.plan(wide.problem, time_limit)
+    except solver.SolverUnavailable as exc:
+        raise webob.exc.HTTPNotImplemented(explanation=str(exc))
+
+
 def plan_repair(req: webob.Request) -> webob.Response:
     context, service, data, asked = _begin(req, schemas.PLAN)
     context.can(rules.PLAN_ALL if asked.kind == repairs.ALL else rules.PLAN)
     admin = context.can(scope_rules.REAL_IDS, fatal=False)
-    read = repairs.read(service, asked, context.project_id, admin)
-    time_limit = service.conf.scoped_policies_api.repair_time_limit
-    try:
-        found = planner.plan(read.problem, time_limit)
-    except solver.SolverUnavailable as exc:
-        raise webob.exc.HTTPNotImplemented(explanation=str(exc))
+    read, found = _plan(service, asked, context.project_id, admin)
     shown = repairs.viewed(read, visibility.viewer(req))
+    tenant = None if admin else context.project_id
+    others = repairs.others_moved(read, found.moves, context.project_id)
     body = {
         'status': found.status,
-        'moves': [_move(m, shown) for m in found.moves],
+        'moves': [_move(m, shown, tenant) for m in found.moves],
         'reason': _reason(found.reason, read, shown),
         'violations': list(planner.violations(shown.problem)),
         'seconds': round(found.seconds, 3),
-        'fingerprint': repairs.fingerprint(read.problem),
+        'fingerprint': repairs.fingerprint(read.problem, found.moves),
     }
+    if microversion.require(req.environ, TASKS):
+        # the plan moves servers of other projects: only an
+        # administrator may carry it out
+        body['needs_administrator'] = bool(others)
     body.update({k: v for k, v in data.items()})
     service.notify(req, 'scoped_repair.plan', payloads.of_repair(
         _label(asked), found.status,
@@ -149,13 +183,9 @@ def apply_repair(req: webob.Request) -> webob.Response:
         raise webob.exc.HTTPNotImplemented(
             explanation='[nova] is not configured: this service cannot '
             'live-migrate servers')
-    read = repairs.read(service, asked, context.project_id, True)
-    if repairs.fingerprint(read.problem) != data['fingerprint']:
-        raise _changed('the policies, servers or hosts of the targets '
-                       'changed since the plan was made')
-    moves = [planner.Move(m['server'], m['from'], m['to'],
-                          bool(m.get('temporary')))
-             for m in data['moves']]
+    moves = _moves(data)
+    read = _read_for(service, asked, context.project_id, moves,
+                     data['fingerprint'])
     problem = read.problem
     why = planner.replay(problem, moves)
     if why is not None:
@@ -196,6 +226,42 @@ def apply_repair(req: webob.Request) -> webob.Response:
         'violations': list(planner.violations(after.problem)),
         'fingerprint': repairs.fingerprint(after.problem),
     }})
+
+
+def _moves(data: dict) -> typing.List[planner.Move]:
+    """The moves an apply names, each server once.
+
+    :raises webob.exc.HTTPBadRequest: a server moves twice.
+    """
+    moves = [planner.Move(m['server'], m['from'], m['to'],
+                          bool(m.get('temporary')))
+             for m in data['moves']]
+    seen: typing.Set[str] = set()
+    for i, move in enumerate(moves):
+        if move.server in seen:
+            raise webob.exc.HTTPBadRequest(
+                explanation=f'moves[{i}].server: {move.server} moves twice '
+                'in one plan')
+        seen.add(move.server)
+    return moves
+
+
+def _read_for(service, asked: repairs.Asked, project: str,
+              moves: typing.Sequence[planner.Move],
+              fingerprint: str) -> repairs.Read:
+    """The world the plan of ``moves`` was made on, read again (wide when
+    it moves a server of no target); refused when it changed.
+
+    :raises webob.exc.HTTPConflict: the world changed since the plan.
+    """
+    read = repairs.read(service, asked, project, True)
+    mine = {s for t in read.problem.targets for s in t.servers}
+    if any(m.server not in mine for m in moves):
+        read = repairs.read(service, asked, project, True, wide=True)
+    if repairs.fingerprint(read.problem, moves) != fingerprint:
+        raise _changed('the policies, servers or hosts of the targets '
+                       'changed since the plan was made')
+    return read
 
 
 def _changed(why: str) -> webob.exc.HTTPConflict:
