@@ -37,6 +37,7 @@ from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.placement import holds
 from nova_scoped_policies import policy
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import model
@@ -48,6 +49,10 @@ LOG = logging.getLogger(__name__)
 ALL = 'all'
 CONSUMER_TYPES = '1.38'
 """Placement's microversion that names a consumer's type."""
+NOT_SERVERS = (holds.CONSUMER_TYPE, 'MIGRATION')
+"""Consumer types that are no server (a stack's hold, the source side of
+a migration); Nova's instances are ``INSTANCE`` or, allocated before
+1.38, ``UNKNOWN``."""
 GROUP = 'server_group'
 STACK = 'stack'
 
@@ -194,7 +199,7 @@ def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
             version=CONSUMER_TYPES if instances_only else None).json()
         data = body['allocations']
         if not data or (instances_only and
-                        body.get('consumer_type') != 'INSTANCE'):
+                        body.get('consumer_type') in NOT_SERVERS):
             continue
         resources: typing.Dict[str, int] = {}
         host = None

@@ -532,11 +532,21 @@ def _repair(state: _State, component: typing.Sequence[Target],
 
     def search(servers, clauses, pinned, limit):
         """(the solver's last answer, its moves in order or None). A
-        fewest-moves answer no order of single moves can take (a swap
-        between full hosts) is asked again with its bystanders' moves
-        barred, at most :data:`RETRIES` times."""
+        bystander may go only to a host that has room for it now; a
+        fewest-moves answer no order of single moves can take is asked
+        again with its bystanders' moves barred, at most :data:`RETRIES`
+        times."""
         current = {s.id: state.placed[s.id] for s in servers}
         barred: typing.Dict[str, typing.Set[str]] = {}
+        # a bystander goes only where it has room now: the room the
+        # target needs is what bystanders leave, never the other way round
+        for server in servers:
+            if server.id in mine or server.id in pinned:
+                continue
+            for host in problem.hosts:
+                if host.name != current[server.id] and \
+                        not state.fits(server, host.name):
+                    barred.setdefault(host.name, set()).add(_bar(server.id))
         deadline = time.monotonic() + limit
         for _ in range(RETRIES + 1):
             flavors = [model.Flavor(

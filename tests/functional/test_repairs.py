@@ -192,3 +192,114 @@ class RepairTest(stack_boots.StackCloud):
             self.assertEqual(
                 {name: self.host_of(s) for name, s in self.servers.items()},
                 hosts)
+
+
+OTHER = 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5'
+
+
+class FullCloudRepairTest(stack_boots.StackCloud):
+    """Issue 37: g's two servers (anti-affinity:host) share hA and must
+    split; hB, the only other host with room for a server of g once one
+    server leaves it, is full of another project's soft-affinity servers
+    (k); hC has room for one of k but not for one of g. The fewest moves
+    are two: one of k to hC, then one of g to hB.
+
+    Hosts have 4 VCPU (2 x ratio 2) and 8192 MB: a server of g takes
+    2 VCPU and 1024 MB, one of k 1 VCPU and 4096 MB, hC's own server 3
+    VCPU."""
+
+    RACKS = collections.OrderedDict(
+        (f'rack-{h}', [h]) for h in ('hA', 'hB', 'hC'))
+    VERSION = 'scoped-policies 1.4'
+
+    nova_client = RepairTest.nova_client
+
+    def start_service(self, name, *args, **kwargs):
+        if name == 'compute':
+            self.flags(cpu_allocation_ratio=2.0, ram_allocation_ratio=1.0,
+                       reserved_host_memory_mb=0)
+        return super().start_service(name, *args, **kwargs)
+
+    def flavor_of(self, name, vcpus, ram):
+        return self.admin_api.post_flavor({'flavor': {
+            'name': name, 'vcpus': vcpus, 'ram': ram, 'disk': 1}})['id']
+
+    def group(self, api, project, name, nova_policy, policies):
+        found = api.post_server_groups({'name': name,
+                                        'policy': nova_policy})
+        self.call('POST', '/os-server-groups', {'server_group': {
+            'id': found['id'], 'policies': policies}},
+            headers={'X-Project-Id': project, 'X-Roles': 'member'},
+            expect=200)
+        return found['id']
+
+    def boot_on(self, api, name, flavor, host, group=None):
+        server = self._build_server(name=name, image_uuid=base.IMAGE,
+                                    flavor_id=flavor, networks='none',
+                                    host=host)
+        hints = {'group': group} if group else {}
+        created = api.post_server({'server': server,
+                                   'os:scheduler_hints': hints})
+        return self._wait_for_state_change(created, 'ACTIVE',
+                                           max_retries=base.WAIT_RETRIES)
+
+    def setUp(self):
+        super().setUp()
+        from nova.tests.functional.api import client
+        other = client.TestOpenStackClient(
+            'other', self.api.base_url, project_id=OTHER,
+            roles=['reader', 'member', 'admin'])
+        other.microversion = '2.74'
+        big = self.flavor_of('g.cpu', 2, 1024)
+        wide = self.flavor_of('k.ram', 1, 4096)
+        lone = self.flavor_of('l.cpu', 1, 512)
+        self.g = self.group(self.api, self.project, 'g',
+                            'soft-anti-affinity', ['soft-anti-affinity:host'])
+        k = self.group(other, OTHER, 'k', 'soft-affinity',
+                       ['soft-affinity:host'])
+        self.servers = {
+            'g1': self.boot_on(self.admin_api, 'g1', big, 'hA', self.g),
+            'g2': self.boot_on(self.admin_api, 'g2', big, 'hA', self.g),
+            'k1': self.boot_on(other, 'k1', wide, 'hB', k),
+            'k2': self.boot_on(other, 'k2', wide, 'hB', k),
+            **{f'l{i}': self.boot_on(self.admin_api, f'l{i}', lone, 'hC')
+               for i in range(3)}}
+        # the tenant tightens g: both its servers share hA
+        self.call('POST', f'/os-server-groups/{self.g}', {'server_group': {
+            'policies': ['anti-affinity:host']}})
+
+    def plan(self, headers=ADMIN):
+        return self.call('POST', '/repairs', {'repair': {
+            'server_group': self.g}}, headers=headers)['repair']
+
+    def hosts(self):
+        return {name: self.host_of(self.admin_api.get_server(s['id']))
+                for name, s in self.servers.items()}
+
+    def test_another_server_makes_room(self):
+        ids = {s['id']: name for name, s in self.servers.items()}
+        mine = self.plan(headers=None)
+        self.assertEqual('repaired', mine['status'], mine)
+        self.assertEqual(2, len(mine['moves']), mine)
+        # the tenant sees k's server as another server, and that only an
+        # administrator can carry the plan out
+        self.assertEqual('another server', mine['moves'][0]['server'])
+        self.assertEqual(ids[mine['moves'][1]['server']][0], 'g')
+        self.assertTrue(mine['needs_administrator'])
+        self.assertNotIn(OTHER, str(mine))
+        plan = self.plan()
+        self.assertEqual(
+            [('k', 'hB', 'hC'), ('g', 'hA', 'hB')],
+            [(ids[m['server']][0], m['from'], m['to'])
+             for m in plan['moves']], plan)
+        done = self.call('POST', '/repairs/apply', {'repair': {
+            'server_group': self.g, 'fingerprint': plan['fingerprint'],
+            'moves': plan['moves']}}, headers=dict(
+                ADMIN, **{'OpenStack-API-Version': 'scoped-policies 1.3'})
+        )['repair']
+        self.assertEqual('applied', done['status'], done)
+        hosts = self.hosts()
+        self.assertNotEqual(hosts['g1'], hosts['g2'])
+        self.assertEqual(4, list(hosts.values()).count('hC'))
+        # a second plan has nothing to do
+        self.assertEqual('nothing to do', self.plan()['status'])

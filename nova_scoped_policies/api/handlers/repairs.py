@@ -34,9 +34,8 @@ from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import solver
 
 VERSION = '1.2'
-TASKS = '1.4'
-"""``POST /repairs/apply`` starts a task; plans say whether they need an
-administrator."""
+ADMINISTRATOR = '1.4'
+"""Plans say whether they need an administrator."""
 
 
 def _begin(req: webob.Request, schema: dict):
@@ -105,7 +104,7 @@ def plan_repair(req: webob.Request) -> webob.Response:
         'seconds': round(found.seconds, 3),
         'fingerprint': repairs.fingerprint(read.problem, found.moves),
     }
-    if microversion.require(req.environ, TASKS):
+    if microversion.require(req.environ, ADMINISTRATOR):
         # the plan moves servers of other projects: only an
         # administrator may carry it out
         body['needs_administrator'] = bool(others)
