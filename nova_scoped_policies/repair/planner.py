@@ -29,9 +29,9 @@ stable order, each with what the moves before it left:
 
 When no repair exists the plan is ``impossible`` and says which policy or
 resource stops it; when the search ran out of time (or found no order) it
-is ``not found in time``; either proposes nothing. :func:`greedy` is the baseline of the
-benchmark: one violating server at a time, to the first host the filters
-pass, as a descheduler and the scheduler would.
+is ``not found in time``; either proposes nothing. :func:`greedy` is the
+baseline of the benchmark: one violating server at a time, to the first
+host the filters pass, as a descheduler and the scheduler would.
 """
 
 import dataclasses

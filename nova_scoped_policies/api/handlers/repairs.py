@@ -15,7 +15,6 @@ carries the fingerprint of the world after the moves, for the next part
 of the plan.
 """
 
-import concurrent.futures
 import re
 import typing
 
@@ -25,17 +24,21 @@ from nova_scoped_policies.api import microversion
 from nova_scoped_policies.api import moves as moves_mod
 from nova_scoped_policies.api.policies import repairs as rules
 from nova_scoped_policies.api.policies import scopes as scope_rules
+from nova_scoped_policies.api import repair_tasks
 from nova_scoped_policies.api import repairs
 from nova_scoped_policies.api.schemas import repairs as schemas
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import visibility
+from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies.db import repair_tasks as task_db
 from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import solver
 
 VERSION = '1.2'
-ADMINISTRATOR = '1.4'
-"""Plans say whether they need an administrator."""
+TASKS = '1.4'
+"""``POST /repairs/apply`` starts a task (``/repairs/tasks``); plans say
+whether they need an administrator."""
 
 
 def _begin(req: webob.Request, schema: dict):
@@ -104,7 +107,7 @@ def plan_repair(req: webob.Request) -> webob.Response:
         'seconds': round(found.seconds, 3),
         'fingerprint': repairs.fingerprint(read.problem, found.moves),
     }
-    if microversion.require(req.environ, ADMINISTRATOR):
+    if microversion.require(req.environ, TASKS):
         # the plan moves servers of other projects: only an
         # administrator may carry it out
         body['needs_administrator'] = bool(others)
@@ -140,39 +143,6 @@ def _reason(reason: str, read: repairs.Read, shown: repairs.Read) -> str:
     return words.sub(lambda m: names[m.group(1)], reason)
 
 
-def _waves(moves, problem: planner.Problem, most: int):
-    """The moves in order, in waves of at most ``most`` that touch
-    different hosts and different targets (run together, their order
-    does not matter)."""
-    # a server may be in a group and a stack: every target it is in
-    targets_of: typing.Dict[str, typing.Set[str]] = {}
-    for target in problem.targets:
-        for server in target.servers:
-            targets_of.setdefault(server, set()).add(target.id)
-    wave, hosts, targets = [], set(), set()
-    for move in moves:
-        touched = {move.source, move.destination}
-        mine = targets_of.get(move.server, set())
-        if wave and (len(wave) >= most or touched & hosts
-                     or mine & targets):
-            yield wave
-            wave, hosts, targets = [], set(), set()
-        wave.append(move)
-        hosts |= touched
-        targets |= mine
-    if wave:
-        yield wave
-
-
-def _carry(mover: moves_mod.NovaMoves, move: planner.Move,
-           timeout: float) -> moves_mod.Outcome:
-    try:
-        mover.start(move.server, move.destination)
-        return mover.wait(move.server, move.destination, timeout)
-    except moves_mod.MoveError as exc:
-        return moves_mod.Outcome(False, move.source, str(exc))
-
-
 def apply_repair(req: webob.Request) -> webob.Response:
     context, service, data, asked = _begin(req, schemas.APPLY)
     context.can(rules.APPLY)
@@ -190,41 +160,130 @@ def apply_repair(req: webob.Request) -> webob.Response:
     if why is not None:
         raise _changed(why)
     mover = moves_mod.NovaMoves(service.nova.adapter)
+    if microversion.require(req.environ, TASKS):
+        return _start_task(req, context, service, asked, read, moves,
+                           mover, most)
     service.notify(req, 'scoped_repair.apply.start', payloads.of_repair(
         _label(asked), 'started', data['moves']))
-    done, failed = [], None
-    left = list(moves)
-    with concurrent.futures.ThreadPoolExecutor(most) as pool:
-        for wave in _waves(moves, problem, most):
-            outcomes = list(pool.map(
-                lambda m: _carry(mover, m, options.repair_move_timeout),
-                wave))
-            for move, outcome in zip(wave, outcomes):
-                left.remove(move)
-                if outcome.ok:
-                    done.append(move)
-                elif failed is None:
-                    failed = {'move': _move(move, read),
-                              'reason': outcome.reason[:300],
-                              'host': outcome.host}
-            if failed is not None:
-                break
-    after = repairs.read(service, asked, context.project_id, True)
-    if failed:
-        service.notify(req, 'scoped_repair.apply.error', payloads.of_repair(
-            _label(asked), 'stopped', [_move(m, read) for m in done],
-            failed['reason']))
-    else:
-        service.notify(req, 'scoped_repair.apply.end', payloads.of_repair(
-            _label(asked), 'applied', [_move(m, read) for m in done]))
+    found = repair_tasks.carry(mover, moves, problem, most,
+                               options.repair_move_timeout)
+    failed = None
+    if found.failed is not None:
+        move, reason, host = found.failed
+        failed = {'move': _move(move, read), 'reason': reason,
+                  'host': host}
+    done = [_move(m, read) for m in found.done]
+    _notify_end(service, req, asked, done, failed)
+    after = repairs.read(service, asked, context.project_id, True,
+                         wide=bool(problem.kept))
     return util.json_response(req, {'repair': {
         'status': 'stopped' if failed else 'applied',
-        'done': [_move(m, read) for m in done],
+        'done': done,
         'failed': failed,
-        'left': [_move(m, read) for m in left],
+        'left': [_move(m, read) for m in found.left],
         'violations': list(planner.violations(after.problem)),
-        'fingerprint': repairs.fingerprint(after.problem),
+        # the next part of the plan is applied with this one
+        'fingerprint': repairs.fingerprint(after.problem, found.left),
     }})
+
+
+def _notify_end(service, req, asked: repairs.Asked, done: typing.List[dict],
+                failed: typing.Optional[dict]) -> None:
+    if failed:
+        service.notify(req, 'scoped_repair.apply.error', payloads.of_repair(
+            _label(asked), 'stopped', done, failed['reason']))
+    else:
+        service.notify(req, 'scoped_repair.apply.end', payloads.of_repair(
+            _label(asked), 'applied', done))
+
+
+def _tasks(service) -> task_db.TaskStore:
+    """The task store, the tasks ended too long ago forgotten and those
+    whose API process is gone marked interrupted."""
+    options = service.conf.scoped_policies_api
+    tasks = task_db.TaskStore(service.store)
+    tasks.purge(options.repair_task_keep_days)
+    tasks.interrupt_orphans(options.repair_task_stale_seconds)
+    return tasks
+
+
+def _start_task(req, context, service, asked: repairs.Asked,
+                read: repairs.Read, moves: typing.List[planner.Move],
+                mover: moves_mod.NovaMoves, most: int) -> webob.Response:
+    """202: a task carries the moves out in this process's background;
+    409 when another running task moves one of their servers."""
+    tasks = _tasks(service)
+    shown = [_move(m, read) for m in moves]
+    try:
+        task = tasks.create(context.project_id, _label(asked), shown)
+    except task_db.Busy as exc:
+        conflict = webob.exc.HTTPConflict(
+            explanation=f'{exc}; nothing was moved: wait for it, or cancel '
+            'it')
+        conflict.error_code = 'scoped_policies.repair_busy'
+        raise conflict
+    service.notify(req, 'scoped_repair.apply.start', payloads.of_repair(
+        _label(asked), 'started', shown))
+
+    def ended(record: task_db.TaskRecord) -> None:
+        _notify_end(service, req, asked, record.done, record.failed)
+    repair_tasks.Runner(
+        tasks, task, lambda m: _move(m, read), service.stopping, ended
+    ).start(mover, moves, read.problem, most,
+            service.conf.scoped_policies_api.repair_move_timeout)
+    location = f'{req.application_url}/repairs/tasks/{task.id}'
+    resp = util.json_response(req, {'task': task.to_dict()}, status=202)
+    resp.headers['Location'] = location
+    return resp
+
+
+def _task_begin(req: webob.Request):
+    if not microversion.require(req.environ, TASKS):
+        raise webob.exc.HTTPNotFound(
+            explanation='The resource could not be found.')
+    context, service = util.env(req)
+    context.can(rules.TASKS)
+    return service, _tasks(service)
+
+
+def _task_id(req: webob.Request) -> str:
+    return util.check_uuid(req.urlvars['id'], 'id')
+
+
+def _missing_task(id: str) -> webob.exc.HTTPNotFound:
+    return webob.exc.HTTPNotFound(explanation=f'repair task {id} not found')
+
+
+def list_tasks(req: webob.Request) -> webob.Response:
+    """``GET /repairs/tasks``: every task kept, the newest first."""
+    _, tasks = _task_begin(req)
+    return util.json_response(req, {'tasks': [
+        t.to_dict() for t in tasks.list()]})
+
+
+def show_task(req: webob.Request) -> webob.Response:
+    """``GET /repairs/tasks/{id}``: its progress."""
+    _, tasks = _task_begin(req)
+    id = _task_id(req)
+    try:
+        return util.json_response(req, {'task': tasks.get(id).to_dict()})
+    except store_api.NotFound:
+        raise _missing_task(id)
+
+
+def cancel_task(req: webob.Request) -> webob.Response:
+    """``DELETE /repairs/tasks/{id}``: the task stops after the moves
+    running now (202); an ended task is a 409 naming its status."""
+    _, tasks = _task_begin(req)
+    id = _task_id(req)
+    try:
+        task = tasks.request_cancel(id)
+    except store_api.NotFound:
+        raise _missing_task(id)
+    if task.status != task_db.RUNNING:
+        raise webob.exc.HTTPConflict(
+            explanation=f'repair task {id} is {task.status} already')
+    return util.json_response(req, {'task': task.to_dict()}, status=202)
 
 
 def _moves(data: dict) -> typing.List[planner.Move]:
