@@ -3,16 +3,20 @@ server group, a stack or (admins) every group and stack, and carry a plan
 out through Nova.
 
 ``POST /repairs`` reads the cloud (:mod:`nova_scoped_policies.api.repairs`)
-and plans (:func:`nova_scoped_policies.repair.planner.plan`); tenants see
-hosts as surrogates. ``POST /repairs/apply`` (admins) refuses a plan
+and plans (:func:`nova_scoped_policies.repair.planner.plan`), the cloud
+read wide when the target's own servers do not repair it in one move;
+tenants see hosts as surrogates and another project's server as "another
+server". ``POST /repairs/apply`` (admins) refuses a plan
 whose world changed before any move: the targets' policies, servers and
 hosts must be those the plan was made on (its ``fingerprint``), and the
 moves must still fit and add no violation on a fresh read of capacity.
 It then live-migrates, each move checked by nova-scheduler, at most
 ``max_parallel`` at once (moves touching different hosts and targets
-only), and stops at the first failure, saying what was done. The answer
-carries the fingerprint of the world after the moves, for the next part
-of the plan.
+only), and stops at the first failure, saying what was done. Before
+1.4 the answer comes when the moves are done and carries the fingerprint
+of the world after them, for the next part of the plan; from 1.4 it is a
+repair task (:mod:`nova_scoped_policies.api.repair_tasks`,
+``/repairs/tasks``).
 """
 
 import re
