@@ -11,6 +11,7 @@ import urllib.parse
 
 from keystonemiddleware import auth_token
 from oslo_config import cfg
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
@@ -27,6 +28,7 @@ from nova_scoped_policies.api import util
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
+from nova_scoped_policies.db import repair_tasks
 from nova_scoped_policies import notifications
 from nova_scoped_policies.placement import client as pc
 
@@ -217,6 +219,21 @@ def start_reaper(service: Service) -> threading.Thread:
     return thread
 
 
+def _interrupt_repair_tasks(service: Service) -> None:
+    """A process that starts marks interrupted the repair tasks of
+    processes of this host that are gone (and any without a heartbeat for
+    ``repair_task_stale_seconds``): their moves done stay said."""
+    try:
+        found = repair_tasks.TaskStore(service.store).interrupt_orphans(
+            service.conf.scoped_policies_api.repair_task_stale_seconds)
+    except db_exc.DBError as exc:
+        LOG.warning('Could not look for interrupted repair tasks: %s', exc)
+        return
+    for task in found:
+        LOG.warning('Repair task %s was interrupted: the API process that '
+                    'ran it is gone; a new plan finishes the work', task)
+
+
 def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
             placement=None, nova=None, reaper: bool = False):
     """The WSGI application for ``conf``.
@@ -239,6 +256,7 @@ def loadapp(conf: cfg.ConfigOpts, store: store_api.PolicyStore = None,
         # a service never serves from a database it does not understand
         migration.check(store.engine)
     service = Service(conf, store, placement, nova)
+    _interrupt_repair_tasks(service)
     if reaper and conf.scoped_policies_api.stack_reap_interval:
         start_reaper(service)
     app = ContextMiddleware(handler.Dispatcher(), service)

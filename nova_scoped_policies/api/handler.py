@@ -68,6 +68,14 @@ ROUTE_DECLARATIONS = {
     '/repairs/apply': {
         'POST': repairs.apply_repair,
     },
+    # microversion 1.4
+    '/repairs/tasks': {
+        'GET': repairs.list_tasks,
+    },
+    '/repairs/tasks/{id}': {
+        'GET': repairs.show_task,
+        'DELETE': repairs.cancel_task,
+    },
 }
 
 PUBLIC_PATHS = ('/',)

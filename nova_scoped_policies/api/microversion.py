@@ -15,6 +15,9 @@ VERSIONS = [
     #         stack audit; stack statuses expired and live
     '1.3',  # groups in complex-anti-affinity.rst's form: a policy object
     #         (or a list of them) with rules; no policies, no metadata
+    '1.4',  # POST /repairs/apply starts a task (202, Location); GET
+    #         /repairs/tasks[/{id}], DELETE /repairs/tasks/{id}; a repair
+    #         plan says needs_administrator
 ]
 MIN_VERSION = VERSIONS[0]
 MAX_VERSION = VERSIONS[-1]

@@ -10,10 +10,16 @@
   /allocation_candidates`` per distinct flavor, whose provider summaries
   give capacity, usage and traits) and the hosts the servers run on.
 * The topology: the stored scopes the targets name, with their hosts.
+* Read *wide* (when the target's own servers do not repair it in one
+  move): every compute host, every instance on one (its consumers in
+  Placement of type ``INSTANCE``, with their project) as a server the
+  plan may move to make room, and every other stored group and stack as
+  the planner's ``kept`` (their hard policies kept by any such move).
 
 :func:`fingerprint` sums up what a plan depends on besides capacity (the
-targets' policies, their servers and where they run); an apply rechecks
-it and replays the plan on a fresh read of capacity before any move.
+targets' policies, their servers and where they run, and the servers
+the plan moves); an apply rechecks it and replays the plan on a fresh
+read of capacity before any move.
 """
 
 import dataclasses
@@ -31,6 +37,7 @@ from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.placement import holds
 from nova_scoped_policies import policy
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.stacks import model
@@ -40,6 +47,12 @@ from nova_scoped_policies import topology as topo
 
 LOG = logging.getLogger(__name__)
 ALL = 'all'
+CONSUMER_TYPES = '1.38'
+"""Placement's microversion that names a consumer's type."""
+NOT_SERVERS = (holds.CONSUMER_TYPE, 'MIGRATION')
+"""Consumer types that are no server (a stack's hold, the source side of
+a migration); Nova's instances are ``INSTANCE`` or, allocated before
+1.38, ``UNKNOWN``."""
 GROUP = 'server_group'
 STACK = 'stack'
 
@@ -72,12 +85,15 @@ class Read:
     :param names: server id -> how its target names it (a stack's server
         name, else the instance uuid).
     :param host: real host name -> what the reader sees of it.
+    :param projects: server id -> its project.
     """
 
     problem: planner.Problem
     owners: typing.Mapping[str, str]
     names: typing.Mapping[str, str]
     host: typing.Callable[[str], str] = str
+    projects: typing.Mapping[str, str] = dataclasses.field(
+        default_factory=dict)
 
 
 def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
@@ -168,14 +184,22 @@ def ends(service, stack: model.Stack):
 
 
 def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
-             names: typing.Mapping[str, str]
-             ) -> typing.Dict[str, planner.Server]:
-    """The servers that run: host and resources from their allocations
-    (on the compute node, root provider of the tree)."""
-    found = {}
+             names: typing.Mapping[str, str],
+             instances_only: bool = False
+             ) -> typing.Tuple[typing.Dict[str, planner.Server],
+                               typing.Dict[str, str]]:
+    """(the servers that run: host and resources from their allocations
+    on the compute node, root provider of the tree; server id -> its
+    project). With ``instances_only``, consumers that are not instances
+    (stack holds, migrations) are left out."""
+    found, projects = {}, {}
     for sid in sorted(set(ids)):
-        data = placement.get_allocations(sid)['allocations']
-        if not data:
+        body = placement.request(
+            'GET', f'/allocations/{sid}',
+            version=CONSUMER_TYPES if instances_only else None).json()
+        data = body['allocations']
+        if not data or (instances_only and
+                        body.get('consumer_type') in NOT_SERVERS):
             continue
         resources: typing.Dict[str, int] = {}
         host = None
@@ -185,15 +209,55 @@ def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
                 resources[rc] = resources.get(rc, 0) + n
         if host is not None:
             found[sid] = planner.Server(sid, host, resources)
+            projects[sid] = body.get('project_id', '')
+    return found, projects
+
+
+def _host(placement: pc.PlacementClient, rp: str, name: str
+          ) -> planner.Host:
+    """One compute node: its capacity left and its traits."""
+    inventories = placement.request(
+        'GET', f'/resource_providers/{rp}/inventories'
+    ).json()['inventories']
+    usages = placement.request(
+        'GET', f'/resource_providers/{rp}/usages').json()['usages']
+    free = {rc: stack_service.free_capacity(
+        inv['total'], usages.get(rc, 0), inv.get('reserved', 0),
+        inv.get('allocation_ratio', 1.0))
+        for rc, inv in inventories.items()}
+    traits = placement.request(
+        'GET', f'/resource_providers/{rp}/traits').json()['traits']
+    return planner.Host(name, free, frozenset(traits), rp)
+
+
+def _roots(providers: typing.Mapping[str, dict]) -> typing.List[str]:
+    """The compute nodes: root providers."""
+    return sorted(rp for rp, p in providers.items()
+                  if p.get('root_provider_uuid', rp) == rp)
+
+
+def _consumers(placement: pc.PlacementClient,
+               providers: typing.Mapping[str, dict]) -> typing.Set[str]:
+    """Every consumer with an allocation on a compute node."""
+    found: typing.Set[str] = set()
+    for rp in _roots(providers):
+        found.update(placement.request(
+            'GET', f'/resource_providers/{rp}/allocations'
+        ).json()['allocations'])
     return found
 
 
 def _hosts(placement: pc.PlacementClient,
            servers: typing.Iterable[planner.Server],
-           providers: typing.Mapping[str, dict]
+           providers: typing.Mapping[str, dict], every: bool = False
            ) -> typing.Tuple[planner.Host, ...]:
-    """Every host that could take one of the servers, and theirs."""
+    """Every host that could take one of the servers, and theirs (with
+    ``every``: every compute node, full ones too)."""
     found: typing.Dict[str, planner.Host] = {}
+    if every:
+        for rp in _roots(providers):
+            name = providers[rp]['name']
+            found[name] = _host(placement, rp, name)
     by_name = {p['name']: p for p in providers.values()}
     flavors = {tuple(sorted(s.resources.items())) for s in servers}
     for flavor in sorted(flavors):
@@ -206,58 +270,83 @@ def _hosts(placement: pc.PlacementClient,
     for server in servers:
         if server.host in found or server.host not in by_name:
             continue
-        rp = by_name[server.host]['uuid']
-        inventories = placement.request(
-            'GET', f'/resource_providers/{rp}/inventories'
-        ).json()['inventories']
-        usages = placement.request(
-            'GET', f'/resource_providers/{rp}/usages').json()['usages']
-        free = {rc: stack_service.free_capacity(
-            inv['total'], usages.get(rc, 0), inv.get('reserved', 0),
-            inv.get('allocation_ratio', 1.0))
-            for rc, inv in inventories.items()}
-        traits = placement.request(
-            'GET', f'/resource_providers/{rp}/traits').json()['traits']
-        found[server.host] = planner.Host(server.host, free,
-                                          frozenset(traits), rp)
+        found[server.host] = _host(placement, by_name[server.host]['uuid'],
+                                   server.host)
     return tuple(found[n] for n in sorted(found))
 
 
-def read(service, asked: Asked, project: str, admin: bool) -> Read:
+def read(service, asked: Asked, project: str, admin: bool,
+         wide: bool = False) -> Read:
     """The world a plan for ``asked`` reads, for a caller of ``project``.
 
+    :param wide: read every compute node and every instance on one too,
+        with every other group and stack (what a move of another server
+        must keep).
     :raises webob.exc.HTTPNotFound: no such target of the caller's.
     :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
     """
     try:
         topology = topologies.with_hosts(service.store, service.placement)
         found = _targets(service, asked, project, admin, topology)
+        kept: typing.List[planner.Target] = []
+        if wide:
+            mine = {t.id for t, _, _ in found}
+            kept = [t for t, _, _ in _targets(service, Asked(ALL), project,
+                                              True, topology)
+                    if t.id not in mine]
         providers = {p['uuid']: p
                      for p in service.placement.list_providers()}
         names = {rp: p['name'] for rp, p in providers.items()}
         ids = {s for target, _, _ in found for s in target.servers}
-        servers = _servers(service.placement, ids, names)
-        hosts = _hosts(service.placement, servers.values(), providers)
+        servers, projects = _servers(service.placement, ids, names)
+        if wide:
+            others, theirs = _servers(
+                service.placement,
+                (_consumers(service.placement, providers)
+                 | {s for t in kept for s in t.servers}) - set(servers),
+                names, instances_only=True)
+            servers.update(others)
+            projects.update(theirs)
+        hosts = _hosts(service.placement, servers.values(), providers,
+                       every=wide)
     except pc.PlacementError as exc:
         raise _unavailable('read the cloud for a repair', exc)
+    owners = {t.id: owner for t, owner, _ in found}
+    for target, owner, _ in found:
+        for sid in target.servers:
+            projects.setdefault(sid, owner)
     problem = planner.Problem(hosts, servers,
-                              tuple(t for t, _, _ in found), topology)
-    return Read(problem, {t.id: owner for t, owner, _ in found},
+                              tuple(t for t, _, _ in found), topology,
+                              tuple(kept))
+    return Read(problem, owners,
                 {sid: name for _, _, names in found
-                 for sid, name in names.items()})
+                 for sid, name in names.items()}, projects=projects)
 
 
-def fingerprint(problem: planner.Problem) -> str:
+def others_moved(read: Read, moves: typing.Iterable[planner.Move],
+                 project: str) -> typing.List[str]:
+    """The servers of ``moves`` that are not ``project``'s."""
+    return [m.server for m in moves
+            if read.projects.get(m.server, '') != project]
+
+
+def fingerprint(problem: planner.Problem,
+                moves: typing.Iterable[planner.Move] = ()) -> str:
     """What a plan depends on besides capacity: the targets' documents
-    and servers, and where those servers run."""
+    and servers, where those servers run, and where each other server the
+    plan moves runs, with the documents of its groups and stacks."""
+    moved = {m.server for m in moves}
+    mine = {s for t in problem.targets for s in t.servers}
+    theirs = [t for t in problem.kept if t.servers & moved]
     body = []
-    for target in problem.targets:
+    for target in problem.targets + tuple(theirs):
         body.append([target.kind, target.id, [
             [c.field, [str(p) for p in c.document.policies],
              c.document.rules.to_dict(),
              [list(p) for p in c.parts], list(c.fixed)]
             for c in target.clauses]])
-    body.append(sorted((s.id, s.host) for s in problem.servers.values()))
+    body.append(sorted((s.id, s.host) for s in problem.servers.values()
+                       if s.id in mine or s.id in moved))
     return hashlib.sha256(jsonutils.dump_as_bytes(body)).hexdigest()
 
 
@@ -282,4 +371,4 @@ def viewed(read: Read, who: visibility.Viewer) -> Read:
                                 who.project_id))
         for c in t.clauses)) for t in problem.targets)
     return Read(planner.Problem(hosts, servers, targets, view),
-                read.owners, read.names, host)
+                read.owners, read.names, host, read.projects)

@@ -134,6 +134,28 @@ Most live migrations of one repair plan running at once. A caller asks for
 at most this many (``max_parallel``); moves run together only when they
 touch different hosts, so the plan's order still holds.
 """),
+    cfg.FloatOpt(
+        'repair_task_keep_days',
+        default=7.0,
+        min=0,
+        help="""
+Days an ended repair task (``POST /repairs/apply`` from microversion 1.4)
+stays in the policy store for ``GET /repairs/tasks/{id}``; older ones are
+forgotten when a task starts or tasks are listed.
+"""),
+    cfg.IntOpt(
+        'repair_task_stale_seconds',
+        default=120,
+        min=10,
+        help="""
+Seconds without a heartbeat after which a running repair task counts as
+interrupted (the API process that ran it is gone): its claims on its
+servers go and its moves done stay said; a new plan finishes the work. A
+process on the same host that is gone is noticed at once when an API
+process starts. Keep it well above the time one poll of Nova can take.
+
+Related options: ``repair_move_timeout``.
+"""),
 ]
 
 

@@ -163,3 +163,39 @@ class ScopedStackServer(BASE, _Base):
     # the instance booted for it (the scheduler finds the stack's servers
     # through it), NULL until one is
     instance_uuid = sa.Column(sa.String(36), nullable=True)
+
+
+class RepairTask(BASE, _Base):
+    """A repair plan being carried out (``POST /repairs/apply`` from
+    microversion 1.4): its moves, how far it got, who runs it."""
+
+    __tablename__ = 'repair_tasks'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_repair_tasks0uuid'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    target = sa.Column(sa.String(80), nullable=False)
+    # running, applied, stopped, cancelled, interrupted
+    status = sa.Column(sa.String(16), nullable=False, index=True)
+    moves = sa.Column(sa.Text, nullable=False)
+    done = sa.Column(sa.Text, nullable=False)
+    current = sa.Column(sa.Text, nullable=True)
+    failed = sa.Column(sa.Text, nullable=True)
+    cancel = sa.Column(sa.Boolean, nullable=False, default=False)
+    # the API process that runs it: host:pid:start, and its heartbeat
+    owner = sa.Column(sa.String(255), nullable=False)
+    beat_at = sa.Column(sa.DateTime, nullable=False)
+    finished_at = sa.Column(sa.DateTime, nullable=True, index=True)
+
+
+class RepairTaskServer(BASE, _Base):
+    """A server a running repair task moves: one task at a time."""
+
+    __tablename__ = 'repair_task_servers'
+
+    server_uuid = sa.Column(sa.String(36), primary_key=True)
+    task_id = sa.Column(sa.Integer, sa.ForeignKey(
+        'repair_tasks.id', ondelete='CASCADE'), nullable=False, index=True)

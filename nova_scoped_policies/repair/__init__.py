@@ -7,8 +7,9 @@ The pure core (no nova, HTTP or CONF)::
 
 :mod:`.planner` finds the target placement with the joint solver of stacks
 (:func:`nova_scoped_policies.stacks.solver.reassign`: the same model, the
-fewest servers moved) and orders the moves so that each fits the capacity
-the moves before it left and adds no violation; a swap goes through a free
-host. Violations are the policies' own audit verdicts
+fewest servers moved, other servers moved to make room when the problem
+names them) and orders the moves so that each fits the capacity the moves
+before it left and adds no violation, each server moved once. Violations
+are the policies' own audit verdicts
 (:func:`nova_scoped_policies.stacks.live.violations`).
 """

@@ -13,17 +13,25 @@ stable order, each with what the moves before it left:
 1. **Where**: the joint solver of stacks picks the servers' hosts, every
    hard policy and every host's capacity met, moving the fewest servers;
    the soft policies' cost is the second objective
-   (:func:`~nova_scoped_policies.stacks.solver.reassign`).
-2. **In which order**: a move is taken when its destination has room left
-   by the moves before it and it adds no violation (no more violations
-   than before, no target broken that was not). When no move can be
-   taken (a swap, or a chain through full hosts), one server goes to a
-   free host first and on later: a *temporary* move.
+   (:func:`~nova_scoped_policies.stacks.solver.reassign`). The target's
+   own servers are searched first; when the problem names other servers
+   (*bystanders*, with their groups and stacks in ``kept``) and that
+   finds no repair, or one of more than one move, the search may move
+   bystanders too to make room: each such move keeps every hard policy
+   of the bystander's own groups and stacks, their soft policies count
+   in the soft cost, and it counts in the fewest moves.
+2. **In which order**: each server moves once. A move is taken when its
+   destination has room left by the moves before it and it adds no
+   violation (no more violations than before, no group or stack broken
+   that was not); when the moves that can be taken in turn dead-end,
+   CP-SAT orders them all by capacity and the order is checked step by
+   step.
 
-When a target cannot be repaired the plan says which policy or resource
-stops it and proposes nothing. :func:`greedy` is the baseline of the
-benchmark: one violating server at a time, to the first host the filters
-pass, as a descheduler and the scheduler would.
+When no repair exists the plan is ``impossible`` and says which policy or
+resource stops it; when the search ran out of time (or found no order) it
+is ``not found in time``; either proposes nothing. :func:`greedy` is the
+baseline of the benchmark: one violating server at a time, to the first
+host the filters pass, as a descheduler and the scheduler would.
 """
 
 import dataclasses
@@ -44,6 +52,7 @@ from nova_scoped_policies.topology import Topology
 REPAIRED = 'repaired'
 IMPOSSIBLE = 'impossible'
 NOTHING = 'nothing to do'
+NOT_FOUND = 'not found in time'
 GROUP = 'group'
 STACK = 'stack'
 
@@ -133,15 +142,21 @@ class Problem:
     """The cloud as a plan reads it.
 
     :param hosts: every host a server may go to.
-    :param servers: server id -> server, at least those of the targets.
-    :param targets: the groups and stacks to keep.
+    :param servers: server id -> server, at least those of the targets;
+        any other is a server the plan may move to make room (a
+        *bystander*).
+    :param targets: the groups and stacks to repair.
     :param topology: scopes and domains (real ids).
+    :param kept: the groups and stacks of bystanders: a move keeps every
+        hard policy of theirs and their soft policies count in the soft
+        cost; a bystander of one that is broken now stays where it is.
     """
 
     hosts: typing.Tuple[Host, ...]
     servers: typing.Mapping[str, Server]
     targets: typing.Tuple[Target, ...]
     topology: Topology
+    kept: typing.Tuple[Target, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,7 +166,8 @@ class Move:
     :param server: the server's id.
     :param source: where it runs before the move.
     :param destination: where it goes.
-    :param temporary: it makes room and moves on later in the plan.
+    :param temporary: it makes room and moves on later in the plan
+        (plans no longer make such moves: each server moves once).
     """
 
     server: str
@@ -171,10 +187,12 @@ class Move:
 class Plan:
     """A repair plan.
 
-    :param status: ``repaired``, ``impossible`` or ``nothing to do``.
-    :param moves: the moves, in the order to take them (none when
-        impossible).
-    :param reason: when impossible, which policy or resource stops it.
+    :param status: ``repaired``, ``impossible``, ``not found in time`` or
+        ``nothing to do``.
+    :param moves: the moves, in the order to take them, each server once
+        (none unless repaired).
+    :param reason: when not repaired, which policy or resource stops it,
+        or what the search did not find.
     :param seconds: time spent planning.
     :param before: the hard violations found, ``<target>: <violation>``.
     :param after: the violations the plan leaves (none when repaired).
@@ -298,72 +316,312 @@ def _components(targets: typing.Sequence[Target]
     return found
 
 
-def _world(state: _State, servers: typing.Sequence[Server]) -> World:
+PINNED = 'CUSTOM_NSP_REPAIR_STAYS_'
+"""Prefix of the trait that keeps a server on its host in a search: the
+server requires it and only its host has it (never leaves this module)."""
+
+
+BARRED = 'CUSTOM_NSP_REPAIR_NOT_'
+"""Prefix of the trait that keeps a bystander off a host in a search:
+the server forbids it and the host has it."""
+RETRIES = 4
+"""How many times a fewest-moves answer with no order is asked again."""
+
+
+def _pin(server: str) -> str:
+    return PINNED + ''.join(c for c in server.upper() if c.isalnum())
+
+
+def _bar(server: str) -> str:
+    return BARRED + ''.join(c for c in server.upper() if c.isalnum())
+
+
+def _world(state: _State, servers: typing.Sequence[Server],
+           pinned: typing.Collection[str] = (),
+           barred: typing.Mapping[str, typing.Set[str]] = {}) -> World:
     """The hosts as the solver reads them: the capacity left, with what
-    ``servers`` use where they run now given back (they may stay)."""
+    ``servers`` use where they run now given back (they may stay); a
+    ``pinned`` server's host carries its pin trait, a host in ``barred``
+    the bar traits of the servers kept off it."""
     back: typing.Dict[str, typing.Dict[str, int]] = {}
+    pins: typing.Dict[str, typing.Set[str]] = {}
     for server in servers:
         host = back.setdefault(state.placed[server.id], {})
         for rc, n in server.resources.items():
             host[rc] = host.get(rc, 0) + n
+        if server.id in pinned:
+            pins.setdefault(state.placed[server.id], set()).add(
+                _pin(server.id))
     hosts = []
     for host in state.problem.hosts:
         free = dict(state.free[host.name])
         for rc, n in back.get(host.name, {}).items():
             free[rc] = free.get(rc, 0) + n
         hosts.append(HostState(host.name, host.provider, free,
-                               host.traits))
+                               host.traits | pins.get(host.name, set())
+                               | barred.get(host.name, set())))
     return World(tuple(hosts), state.problem.topology)
 
 
+def _targets_of(problem: Problem, server: str,
+                component: typing.Sequence[Target]) -> typing.List[Target]:
+    """What a move of ``server`` must not break: the component's targets
+    and every other group or stack the server is in."""
+    return list(component) + [
+        t for t in problem.targets + problem.kept
+        if t not in component and server in t.servers]
+
+
 def _order(state: _State, servers: typing.Mapping[str, Server],
-           targets: typing.Sequence[Target],
-           goal: typing.Mapping[str, str]
-           ) -> typing.Optional[typing.List[Move]]:
-    """The moves to ``goal`` in an order that keeps capacity and adds no
-    violation at every step, through free hosts where needed; None when
-    there is none. Applies them to ``state``."""
+           component: typing.Sequence[Target],
+           goal: typing.Mapping[str, str], time_limit: float,
+           workers: int) -> typing.Optional[typing.List[Move]]:
+    """The moves to ``goal``, each server once, in an order that keeps
+    capacity and adds no violation at every step; None when none is
+    found. Applies them to ``state``.
+
+    The moves that can be taken are taken in turn; when none can (a chain
+    through full hosts whose greedy order dead-ends), CP-SAT orders them
+    all by capacity (:func:`_sequence`) and the order is checked step by
+    step."""
+    problem = state.problem
     pending = {s: h for s, h in goal.items() if state.placed[s] != h}
+
+    def safe(name: str, host: str) -> bool:
+        return state.safe(servers[name], host,
+                          _targets_of(problem, name, component))
     moves: typing.List[Move] = []
-    detours = 0
     while pending:
-        ready = [s for s in sorted(pending)
-                 if state.fits(servers[s], pending[s])
-                 and state.safe(servers[s], pending[s], targets)]
-        if ready:
-            name = ready[0]
-            source = state.move(servers[name], pending.pop(name))
-            moves.append(Move(name, source, state.placed[name]))
-            continue
-        if detours > 2 * len(goal):
+        ready = next((s for s in sorted(pending)
+                      if state.fits(servers[s], pending[s])
+                      and safe(s, pending[s])), None)
+        if ready is None:
+            break
+        source = state.move(servers[ready], pending.pop(ready))
+        moves.append(Move(ready, source, state.placed[ready]))
+    if not pending:
+        return moves
+    for move in reversed(moves):
+        state.move(servers[move.server], move.source)
+    wanted = {s: h for s, h in goal.items() if state.placed[s] != h}
+    order = _sequence(state, servers, wanted, time_limit, workers)
+    if order is None:
+        return None
+    moves = []
+    for name in order:
+        if not state.fits(servers[name], wanted[name]) or \
+                not safe(name, wanted[name]):
+            for move in reversed(moves):
+                state.move(servers[move.server], move.source)
             return None
-        wanted = set(pending.values())
-        for name in sorted(pending):
-            server = servers[name]
-            here = state.placed[name]
-            free = next((h.name for h in state.problem.hosts
-                         if h.name not in wanted and h.name != here
-                         and state.fits(server, h.name)
-                         and state.safe(server, h.name, targets)), None)
-            if free is not None:
-                source = state.move(server, free)
-                moves.append(Move(name, source, free, temporary=True))
-                detours += 1
-                break
-        else:
-            return None
+        source = state.move(servers[name], wanted[name])
+        moves.append(Move(name, source, wanted[name]))
     return moves
 
 
-def _flavor(server: Server) -> model.Flavor:
-    return model.Flavor(dict(server.resources), server.required,
-                        server.forbidden)
+def _sequence(state: _State, servers: typing.Mapping[str, Server],
+              wanted: typing.Mapping[str, str], time_limit: float,
+              workers: int) -> typing.Optional[typing.List[str]]:
+    """An order of the moves ``wanted`` (server -> destination) in which
+    each destination has room when its move starts (the moves before it
+    done: their sources given back, their destinations taken), found by
+    CP-SAT; None when there is none or none was found in time."""
+    cp_model = solver._cp_model()
+    names = sorted(wanted)
+    n = len(names)
+    m = cp_model.CpModel()
+    position = [m.NewIntVar(0, n - 1, f'p{i}') for i in range(n)]
+    m.AddAllDifferent(position)
+    before = {}
+    for a in range(n):
+        for b in range(a + 1, n):
+            var = m.NewBoolVar('')
+            m.Add(position[a] < position[b]).OnlyEnforceIf(var)
+            m.Add(position[a] > position[b]).OnlyEnforceIf(var.Not())
+            before[a, b], before[b, a] = var, var.Not()
+    for b, name in enumerate(names):
+        host = wanted[name]
+        for rc, need in servers[name].resources.items():
+            if not need:
+                continue
+            terms = []
+            for a, other in enumerate(names):
+                used = servers[other].resources.get(rc, 0)
+                if a == b or not used:
+                    continue
+                if wanted[other] == host:
+                    terms.append(-used * before[a, b])
+                elif state.placed[other] == host:
+                    terms.append(used * before[a, b])
+            free = state.free.get(host, {}).get(rc, 0)
+            m.Add(free - need + sum(terms) >= 0)
+    engine = cp_model.CpSolver()
+    engine.parameters.max_time_in_seconds = max(0.1, time_limit)
+    engine.parameters.num_workers = workers
+    engine.parameters.random_seed = 0
+    status = engine.Solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    return sorted(names, key=lambda s: engine.Value(
+        position[names.index(s)]))
+
+
+@dataclasses.dataclass
+class _Outcome:
+    """How one component's repair went."""
+
+    status: str
+    moves: typing.Sequence[Move] = ()
+    reason: str = ''
+    optimal: bool = False
+
+
+def _placed(state: _State, clause: clauses_mod.Clause
+            ) -> clauses_mod.Clause:
+    """The clause over its servers that run (a member with no host has no
+    part in a search)."""
+    return dataclasses.replace(clause, parts=tuple(
+        tuple(s for s in part if state.placed.get(s)) for part in
+        clause.parts))
+
+
+def _widened(state: _State, component: typing.Sequence[Target],
+             moved: typing.Collection[str]):
+    """The search that may move bystanders too: (servers, clauses,
+    pinned) with every server that runs and may make room, the clauses
+    of every group or stack it is in (and of those they share servers
+    with), the servers of a broken one or moved before in the plan
+    pinned."""
+    problem = state.problem
+    others = [t for t in problem.targets + problem.kept
+              if t not in component]
+    broken = state.broken(others)
+    ids = {s for t in component for s in t.servers if state.placed.get(s)}
+    ids |= {s for s in problem.servers if state.placed.get(s)}
+    pinned = set(moved) | {s for t in others if t.id in broken
+                           for s in t.servers}
+    clauses = [c for t in component for c in t.clauses]
+    for target in others:
+        if target.id in broken:
+            continue
+        clauses.extend(target.clauses)
+        ids |= {s for s in target.servers if state.placed.get(s)}
+    # a pinned server that no clause names need not be in the search at
+    # all: its capacity stays taken where it is
+    named = {s for c in clauses for s in c.servers}
+    ids = {s for s in ids if s not in pinned or s in named}
+    return ([problem.servers[s] for s in sorted(ids)],
+            [_placed(state, c) for c in clauses], pinned & ids)
+
+
+def _repair(state: _State, component: typing.Sequence[Target],
+            time_limit: float, workers: int,
+            moved: typing.Collection[str]) -> _Outcome:
+    """One component's repair from where ``state`` is (applied to it).
+
+    First the component's own servers move (the cheapest search); when
+    that finds no repair, bystanders may move too
+    (:func:`_widened`)."""
+    started = time.monotonic()
+    problem = state.problem
+
+    def left() -> float:
+        return max(0.5, time_limit - (time.monotonic() - started))
+
+    mine = {s for t in component for s in t.servers}
+
+    def search(servers, clauses, pinned, limit):
+        """(the solver's last answer, its moves in order or None). A
+        bystander may go only to a host that has room for it now; a
+        fewest-moves answer no order of single moves can take is asked
+        again with its bystanders' moves barred, at most :data:`RETRIES`
+        times."""
+        current = {s.id: state.placed[s.id] for s in servers}
+        barred: typing.Dict[str, typing.Set[str]] = {}
+        # a bystander goes only where it has room now: the room the
+        # target needs is what bystanders leave, never the other way round
+        for server in servers:
+            if server.id in mine or server.id in pinned:
+                continue
+            for host in problem.hosts:
+                if host.name != current[server.id] and \
+                        not state.fits(server, host.name):
+                    barred.setdefault(host.name, set()).add(_bar(server.id))
+        deadline = time.monotonic() + limit
+        for _ in range(RETRIES + 1):
+            flavors = [model.Flavor(
+                dict(s.resources),
+                s.required | ({_pin(s.id)} if s.id in pinned else set()),
+                s.forbidden | ({_bar(s.id)} if any(
+                    _bar(s.id) in b for b in barred.values()) else set()))
+                for s in servers]
+            found = solver.reassign(
+                [model.Server(s.id, 'servers', f)
+                 for s, f in zip(servers, flavors)],
+                _world(state, servers, pinned, barred), clauses, current,
+                max(0.5, deadline - time.monotonic()), workers)
+            if not found.feasible:
+                return found, None
+            ordered = _order(state, {s.id: s for s in servers}, component,
+                             found.assignments, left(), workers)
+            for move in reversed(ordered or ()):
+                state.move(problem.servers[move.server], move.source)
+            others = [(sid, host) for sid, host in found.assignments.items()
+                      if sid not in mine and current[sid] != host]
+            if ordered is not None or not others or \
+                    time.monotonic() >= deadline:
+                return found, ordered
+            for sid, host in others:
+                barred.setdefault(host, set()).add(_bar(sid))
+        return found, None
+
+    ids = sorted({s for t in component for s in t.servers
+                  if state.placed.get(s)})
+    own = [c for t in component for c in t.clauses]
+    bystanders = set(problem.servers) - set(ids) - set(moved)
+    narrow, ordered = search(
+        [problem.servers[s] for s in ids], [_placed(state, c) for c in own],
+        set(moved) & set(ids), time_limit / (2 if bystanders else 1))
+    best = None
+    if ordered is not None:
+        best = _Outcome(REPAIRED, ordered, optimal=narrow.optimal)
+    wide = None
+    if bystanders and (best is None or len(best.moves) > 1):
+        # moving a bystander may take fewer moves, or be the only way
+        servers, clauses, pins = _widened(state, component, moved)
+        wide, ordered = search(servers, clauses, pins, left())
+        if ordered is not None and (best is None or
+                                    len(ordered) < len(best.moves)):
+            best = _Outcome(REPAIRED, ordered, optimal=wide.optimal)
+        elif best is not None:
+            best.optimal = best.optimal and wide.optimal
+    if best is not None:
+        for move in best.moves:
+            state.move(problem.servers[move.server], move.destination)
+        return best
+    if narrow.timed_out or (wide is not None and wide.timed_out):
+        # the search ran out of time, which proves nothing: the
+        # baseline's moves, when they end the component's violations and
+        # each step is safe
+        fallback = _fallback(state, component, moved)
+        if fallback is not None:
+            return _Outcome(REPAIRED, fallback)
+        return _Outcome(NOT_FOUND, reason=(
+            f'{narrow.reason or wide.reason}, and moving one server at a '
+            'time does not repair it'))
+    if not narrow.feasible and (wide is None or not wide.feasible):
+        extra = (', even with other servers moved to make room'
+                 if wide is not None else '')
+        return _Outcome(IMPOSSIBLE, reason=narrow.reason + extra)
+    return _Outcome(NOT_FOUND, reason=(
+        'no order of the moves was found that fits the capacity left at '
+        'every step without adding a violation or moving a server twice'))
 
 
 def plan(problem: Problem, time_limit: float = 10.0,
          workers: int = 1) -> Plan:
     """The fewest moves that end every hard violation of the targets, in
-    an order that is safe to stop at any step.
+    an order that is safe to stop at any step, each server moved once.
 
     :param problem: the cloud and the targets.
     :param time_limit: seconds for the whole plan (the solver's share per
@@ -382,55 +640,35 @@ def plan(problem: Problem, time_limit: float = 10.0,
     moves: typing.List[Move] = []
     optimal = True
 
-    def stopped(reason: str) -> Plan:
-        return Plan(IMPOSSIBLE, reason=reason,
+    def stopped(status: str, reason: str) -> Plan:
+        return Plan(status, reason=reason,
                     seconds=time.monotonic() - started, before=before,
                     after=before)
     for i, component in enumerate(components):
-        ids = sorted({s for t in component for s in t.servers
-                      if state.placed.get(s)})
-        servers = [problem.servers[s] for s in ids]
-        clauses = [c for t in component for c in t.clauses]
         left = time_limit - (time.monotonic() - started)
         share = max(0.5, left / (len(components) - i))
-        found = solver.reassign(
-            [model.Server(s.id, 'servers', _flavor(s)) for s in servers],
-            _world(state, servers), clauses,
-            {s.id: state.placed[s.id] for s in servers}, share, workers)
-        labels = ', '.join(t.label for t in component)
-        if found.feasible:
-            ordered = _order(state, {s.id: s for s in servers}, component,
-                             found.assignments)
-            if ordered is None:
-                return stopped(
-                    f'{labels}: no order of the moves fits the capacity '
-                    'left at every step without adding a violation')
-            optimal = optimal and found.optimal
-        elif found.timed_out:
-            # the search ran out of time, which proves nothing: the
-            # baseline's moves, when they end the component's violations
-            # and each step is safe
-            ordered = _fallback(state, component)
-            if ordered is None:
-                return stopped(f'{labels}: {found.reason}, and moving one '
-                               'server at a time does not repair it')
-            optimal = False
-        else:
-            return stopped(f'{labels}: {found.reason}')
-        moves.extend(ordered)
+        found = _repair(state, component, share, workers,
+                        {m.server for m in moves})
+        if found.status != REPAIRED:
+            labels = ', '.join(t.label for t in component)
+            return stopped(found.status, f'{labels}: {found.reason}')
+        moves.extend(found.moves)
+        optimal = optimal and found.optimal
     after = tuple(state.violations(problem.targets))
     if after:
         # nothing is proposed that does not end every violation
-        return stopped('violations left: ' + after[0])
+        return stopped(IMPOSSIBLE, 'violations left: ' + after[0])
     return Plan(REPAIRED, tuple(moves), '', time.monotonic() - started,
                 before, after, optimal)
 
 
-def _fallback(state: _State, component: typing.Sequence[Target]
+def _fallback(state: _State, component: typing.Sequence[Target],
+              moved: typing.Collection[str] = ()
               ) -> typing.Optional[typing.List[Move]]:
     """The baseline's moves (:func:`greedy`) for one component from where
-    ``state`` is, when they repair it and each fits and adds no violation
-    in turn (:func:`replay`); applied to ``state``. None otherwise."""
+    ``state`` is, when they repair it, each fits and adds no violation in
+    turn (:func:`replay`) and no server moves twice in the plan; applied
+    to ``state``. None otherwise."""
     problem = state.problem
     here = Problem(
         tuple(dataclasses.replace(h, free=dict(state.free[h.name]))
@@ -440,6 +678,9 @@ def _fallback(state: _State, component: typing.Sequence[Target]
         tuple(component), problem.topology)
     found = greedy(here)
     if found.status != REPAIRED or replay(here, found.moves) is not None:
+        return None
+    servers = [m.server for m in found.moves]
+    if len(set(servers)) != len(servers) or set(servers) & set(moved):
         return None
     for move in found.moves:
         state.move(problem.servers[move.server], move.destination)

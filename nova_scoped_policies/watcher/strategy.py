@@ -33,7 +33,7 @@ class ScopedPolicyRepair(plugin.Named, base.BaseStrategy):
     stacks with the fewest live migrations, in an order that is safe to
     stop at any step: nova-scoped-policies' repair planner decides the
     moves (each fits the capacity the ones before it left and adds no
-    violation; a swap goes through a free host first, a *temporary* move),
+    violation; each server moves once),
     and the action plan holds exactly those moves, each action waiting for
     the one before it (planner ``scoped_policy_sequence``). When no repair
     exists the action plan is empty and its status message says which
@@ -139,7 +139,7 @@ API's own repair plans.
                     'violations')
         if found.status == planner.NOTHING:
             return f'{planner.NOTHING}: no hard violation of a scoped policy'
-        return f'{planner.IMPOSSIBLE}: {found.reason}'
+        return f'{found.status}: {found.reason}'
 
     def pre_execute(self) -> None:
         self._pre_execute()
@@ -157,8 +157,9 @@ API's own repair plans.
                 after=found.before)
         self.repair = found
         self.moves = found.moves if found.status == planner.REPAIRED else ()
-        if found.status == planner.IMPOSSIBLE:
-            LOG.warning('No repair of the scoped policies: %s', found.reason)
+        if found.status in (planner.IMPOSSIBLE, planner.NOT_FOUND):
+            LOG.warning('No repair of the scoped policies (%s): %s',
+                        found.status, found.reason)
         elif found.status == planner.REPAIRED and not found.optimal:
             LOG.info('The repair plan of %d moves is not proven fewest in '
                      '%.1f s', len(self.moves), self.config.time_limit)

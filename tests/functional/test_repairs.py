@@ -10,7 +10,12 @@ and a boot racing an apply breaks nothing.
 """
 
 import collections
+import io
+import json
+import socket
+import threading
 import time
+import types
 import uuid
 
 import fixtures
@@ -19,14 +24,21 @@ from keystoneauth1 import session as ks_session
 
 from nova.scheduler.client import report
 from nova.tests import fixtures as nova_fixtures
+import webob
+from nova_scoped_policies.api import deploy
+from nova_scoped_policies.api import moves as moves_mod
 from nova_scoped_policies.api import nova as nova_api
+from nova_scoped_policies.db import repair_tasks as task_db
 from tests.functional import base
 from tests.functional import test_stack_boots as stack_boots
 
 ADMIN = stack_boots.ADMIN
 
 
-class RepairTest(stack_boots.StackCloud):
+class RepairCloud(stack_boots.StackCloud):
+    """A group of three servers, two of them in rack-1 (anti-affinity:rack
+    broken); no test of its own."""
+
     RACKS = collections.OrderedDict(
         (f'rack-{r}', [f'h{r}1', f'h{r}2']) for r in range(1, 4))
     FLAVOR = 'm1.tiny'
@@ -76,6 +88,9 @@ class RepairTest(stack_boots.StackCloud):
     def plan(self, headers=ADMIN):
         return self.call('POST', '/repairs', {'repair': {
             'server_group': self.group['id']}}, headers=headers)['repair']
+
+
+class RepairTest(RepairCloud):
 
     def test_plan_then_apply_ends_the_violation(self):
         self.assertEqual(1, len(self.audit()))
@@ -192,3 +207,288 @@ class RepairTest(stack_boots.StackCloud):
             self.assertEqual(
                 {name: self.host_of(s) for name, s in self.servers.items()},
                 hosts)
+
+
+class RepairTaskTest(RepairCloud):
+    """``POST /repairs/apply`` at 1.4 starts a task the policy API runs in
+    its background; GET follows it, the CLI too."""
+
+    VERSION = 'scoped-policies 1.4'
+
+    def task(self, id, headers=ADMIN):
+        return self.call('GET', f'/repairs/tasks/{id}', headers=headers)[
+            'task']
+
+    def until_ended(self, id):
+        deadline = time.monotonic() + 120
+        while True:
+            task = self.task(id)
+            if task['status'] != 'running':
+                return task
+            self.assertLess(time.monotonic(), deadline, task)
+            time.sleep(0.2)
+
+    def apply(self, plan, expect=202):
+        req_headers = dict(ADMIN, **{'OpenStack-API-Version': self.VERSION})
+        req = webob.Request.blank('/repairs/apply', method='POST',
+                                  headers=req_headers)
+        req.content_type = 'application/json'
+        req.body = json.dumps({'repair': {
+            'server_group': self.group['id'],
+            'fingerprint': plan['fingerprint'],
+            'moves': plan['moves']}}).encode()
+        resp = req.get_response(self.app)
+        self.assertEqual(expect, resp.status_code, resp.text)
+        return resp
+
+    def test_a_task_carries_the_plan_out(self):
+        plan = self.plan()
+        resp = self.apply(plan)
+        task = resp.json['task']
+        self.assertEqual(
+            f'http://localhost/repairs/tasks/{task["id"]}',
+            resp.headers['Location'])
+        self.assertEqual(plan['moves'], task['moves'])
+        ended = self.until_ended(task['id'])
+        self.assertEqual('applied', ended['status'], ended)
+        self.assertEqual(plan['moves'], ended['done'])
+        self.assertEqual(([], None), (ended['current'], ended['failed']))
+        self.assertEqual([], self.audit())
+        self.assertEqual('nothing to do', self.plan()['status'])
+        listed = self.call('GET', '/repairs/tasks', headers=ADMIN)['tasks']
+        self.assertEqual([task['id']], [t['id'] for t in listed])
+        # administrators' only; an ended task cancels nothing
+        self.call('GET', f'/repairs/tasks/{task["id"]}', expect=403)
+        self.call('DELETE', f'/repairs/tasks/{task["id"]}', headers=ADMIN,
+                  expect=409)
+        self.call('GET', f'/repairs/tasks/{uuid.uuid4()}', headers=ADMIN,
+                  expect=404)
+        # no tasks before 1.4 (apply answers when done, as before)
+        req = webob.Request.blank(f'/repairs/tasks/{task["id"]}', headers=dict(
+            ADMIN, **{'OpenStack-API-Version': 'scoped-policies 1.3'}))
+        self.assertEqual(404, req.get_response(self.app).status_code)
+
+    def held_moves(self):
+        """(go, started): each live migration waits for ``go`` before Nova
+        is asked; ``started`` is set when the first one would start."""
+        go = threading.Event()
+        started = threading.Event()
+        real = moves_mod.NovaMoves.start
+
+        def start(mover, server, host):
+            started.set()
+            go.wait(60)
+            return real(mover, server, host)
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_scoped_policies.api.moves.NovaMoves.start', start))
+        self.addCleanup(go.set)
+        return go, started
+
+    def test_cancel_stops_after_the_running_move_and_claims_servers(self):
+        plan = self.plan()
+        go, started = self.held_moves()
+        task = self.apply(plan).json['task']
+        self.assertTrue(started.wait(60))
+        running = self.task(task['id'])
+        self.assertEqual(('running', plan['moves']),
+                         (running['status'], running['current']))
+        # another task may not move the same server, whichever process
+        # starts it
+        busy = self.apply(plan, expect=409).json
+        self.assertEqual('scoped_policies.repair_busy',
+                         busy['errors'][0]['code'])
+        self.assertIn(plan['moves'][0]['server'],
+                      busy['errors'][0]['detail'])
+        cancelled = self.call('DELETE', f'/repairs/tasks/{task["id"]}',
+                              headers=ADMIN, expect=202)['task']
+        self.assertTrue(cancelled['cancel_requested'])
+        go.set()
+        ended = self.until_ended(task['id'])
+        # the running move ended; the plan had no other
+        self.assertEqual('applied', ended['status'], ended)
+        self.assertEqual(plan['moves'], ended['done'])
+
+    def test_a_restarted_api_marks_a_running_task_interrupted(self):
+        plan = self.plan()
+        gone = task_db.TaskStore(self.store, owner=f'{socket.gethostname()}'
+                                 ':4194999:1')
+        task = gone.create(self.project, 'server_group g', plan['moves'])
+        gone.progress(task.id, [], plan['moves'])
+        # the API process that ran it is gone: a new one starts
+        self.app = deploy.loadapp(self.conf, self.store,
+                                  self.placement_client,
+                                  nova=self.nova_client())
+        shown = self.task(task.id)
+        self.assertEqual('interrupted', shown['status'])
+        self.assertEqual(([], []), (shown['done'], shown['current']))
+        # a new plan finishes the work, its servers free again
+        again = self.plan()
+        self.assertEqual(plan['moves'], again['moves'])
+        self.assertEqual('applied', self.until_ended(
+            self.apply(again).json['task']['id'])['status'])
+
+    def test_the_cli_follows_the_task(self):
+        from keystoneauth1 import token_endpoint
+        import requests
+        from wsgi_intercept import interceptor
+        from nova_scoped_policies.osc import plugin
+        from nova_scoped_policies.osc.v1 import repairs as cli
+        url = 'http://policy-api-repairs.invalid'
+        intercept = interceptor.RequestsInterceptor(lambda: self.app,
+                                                    url=url)
+        intercept.install_intercept()
+        self.addCleanup(intercept.uninstall_intercept)
+        http = requests.Session()
+        http.trust_env = False
+        manager = types.SimpleNamespace(
+            session=ks_session.Session(
+                auth=token_endpoint.Token(url, 'x'), session=http),
+            region_name=None, interface='public',
+            _api_version={plugin.API_NAME: '1'})
+        client = plugin.make_client(manager)
+        client.adapter.additional_headers = ADMIN
+        app = types.SimpleNamespace(
+            client_manager=types.SimpleNamespace(scoped_policies=client),
+            stdout=io.StringIO(), stderr=io.StringIO(), options=None)
+        command = cli.ApplyRepair(app, None)
+        args = command.get_parser('openstack scoped policy repair apply'
+                                  ).parse_args(['--server-group',
+                                                self.group['id'],
+                                                '--poll', '0.2'])
+        columns, rows = command.take_action(args)
+        self.assertEqual(1, len(rows))
+        self.assertIn('repair task ', app.stderr.getvalue())
+        self.assertEqual([], self.audit())
+
+
+OTHER = 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5'
+
+
+class FullCloudRepairTest(stack_boots.StackCloud):
+    """Issue 37: g's two servers (anti-affinity:host) share hA and must
+    split; hB, the only other host with room for a server of g once one
+    server leaves it, is full of another project's soft-affinity servers
+    (k); hC has room for one of k but not for one of g. The fewest moves
+    are two: one of k to hC, then one of g to hB.
+
+    Hosts have 4 VCPU (2 x ratio 2) and 8192 MB: a server of g takes
+    2 VCPU and 1024 MB, one of k 1 VCPU and 4096 MB, hC's own server 3
+    VCPU."""
+
+    RACKS = collections.OrderedDict(
+        (f'rack-{h}', [h]) for h in ('hA', 'hB', 'hC'))
+    VERSION = 'scoped-policies 1.4'
+
+    nova_client = RepairCloud.nova_client
+
+    def start_service(self, name, *args, **kwargs):
+        if name == 'compute':
+            self.flags(cpu_allocation_ratio=2.0, ram_allocation_ratio=1.0,
+                       reserved_host_memory_mb=0)
+        return super().start_service(name, *args, **kwargs)
+
+    def flavor_of(self, name, vcpus, ram):
+        return self.admin_api.post_flavor({'flavor': {
+            'name': name, 'vcpus': vcpus, 'ram': ram, 'disk': 1}})['id']
+
+    def group(self, api, project, name, nova_policy, policies):
+        found = api.post_server_groups({'name': name,
+                                        'policy': nova_policy})
+        self.call('POST', '/os-server-groups', {'server_group': {
+            'id': found['id'], 'policies': policies}},
+            headers={'X-Project-Id': project, 'X-Roles': 'member'},
+            expect=200)
+        return found['id']
+
+    def boot_on(self, api, name, flavor, host, group=None):
+        server = self._build_server(name=name, image_uuid=base.IMAGE,
+                                    flavor_id=flavor, networks='none',
+                                    host=host)
+        hints = {'group': group} if group else {}
+        created = api.post_server({'server': server,
+                                   'os:scheduler_hints': hints})
+        return self._wait_for_state_change(created, 'ACTIVE',
+                                           max_retries=base.WAIT_RETRIES)
+
+    def setUp(self):
+        super().setUp()
+        from nova.tests.functional.api import client
+        other = client.TestOpenStackClient(
+            'other', self.api.base_url, project_id=OTHER,
+            roles=['reader', 'member', 'admin'])
+        other.microversion = '2.74'
+        big = self.flavor_of('g.cpu', 2, 1024)
+        wide = self.flavor_of('k.ram', 1, 4096)
+        lone = self.flavor_of('l.cpu', 1, 512)
+        self.g = self.group(self.api, self.project, 'g',
+                            'soft-anti-affinity', ['soft-anti-affinity:host'])
+        k = self.group(other, OTHER, 'k', 'soft-affinity',
+                       ['soft-affinity:host'])
+        self.servers = {
+            'g1': self.boot_on(self.admin_api, 'g1', big, 'hA', self.g),
+            'g2': self.boot_on(self.admin_api, 'g2', big, 'hA', self.g),
+            'k1': self.boot_on(other, 'k1', wide, 'hB', k),
+            'k2': self.boot_on(other, 'k2', wide, 'hB', k),
+            **{f'l{i}': self.boot_on(self.admin_api, f'l{i}', lone, 'hC')
+               for i in range(3)}}
+        # the tenant tightens g: both its servers share hA
+        self.call('POST', f'/os-server-groups/{self.g}', {'server_group': {
+            'policies': ['anti-affinity:host']}})
+
+    def plan(self, headers=ADMIN):
+        return self.call('POST', '/repairs', {'repair': {
+            'server_group': self.g}}, headers=headers)['repair']
+
+    def hosts(self):
+        return {name: self.host_of(self.admin_api.get_server(s['id']))
+                for name, s in self.servers.items()}
+
+    task = RepairTaskTest.task
+    until_ended = RepairTaskTest.until_ended
+    held_moves = RepairTaskTest.held_moves
+
+    def apply(self, plan, expect=202):
+        self.group = {'id': self.g}
+        return RepairTaskTest.apply(self, plan, expect)
+
+    def test_a_cancel_stops_after_the_running_move(self):
+        plan = self.plan()
+        go, started = self.held_moves()
+        task = self.apply(plan).json['task']
+        self.assertTrue(started.wait(60))
+        self.call('DELETE', f'/repairs/tasks/{task["id"]}', headers=ADMIN,
+                  expect=202)
+        go.set()
+        ended = self.until_ended(task['id'])
+        self.assertEqual('cancelled', ended['status'], ended)
+        # the move running when the cancel came ended; the next did not
+        self.assertEqual(plan['moves'][:1], ended['done'])
+        hosts = self.hosts()
+        self.assertEqual(('hA', 'hA'), (hosts['g1'], hosts['g2']))
+        # a new plan finishes the work: one move left
+        again = self.plan()
+        self.assertEqual(plan['moves'][1:], again['moves'])
+
+    def test_another_server_makes_room(self):
+        ids = {s['id']: name for name, s in self.servers.items()}
+        mine = self.plan(headers=None)
+        self.assertEqual('repaired', mine['status'], mine)
+        self.assertEqual(2, len(mine['moves']), mine)
+        # the tenant sees k's server as another server, and that only an
+        # administrator can carry the plan out
+        self.assertEqual('another server', mine['moves'][0]['server'])
+        self.assertEqual(ids[mine['moves'][1]['server']][0], 'g')
+        self.assertTrue(mine['needs_administrator'])
+        self.assertNotIn(OTHER, str(mine))
+        plan = self.plan()
+        self.assertEqual(
+            [('k', 'hB', 'hC'), ('g', 'hA', 'hB')],
+            [(ids[m['server']][0], m['from'], m['to'])
+             for m in plan['moves']], plan)
+        done = self.until_ended(self.apply(plan).json['task']['id'])
+        self.assertEqual('applied', done['status'], done)
+        hosts = self.hosts()
+        self.assertNotEqual(hosts['g1'], hosts['g2'])
+        self.assertEqual(4, list(hosts.values()).count('hC'))
+        # a second plan has nothing to do
+        self.assertEqual('nothing to do', self.plan()['status'])

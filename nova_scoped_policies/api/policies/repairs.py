@@ -8,6 +8,7 @@ PREFIX = 'scoped_policies:repairs:%s'
 PLAN = PREFIX % 'plan'
 PLAN_ALL = PREFIX % 'plan:all'
 APPLY = PREFIX % 'apply'
+TASKS = PREFIX % 'tasks'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -21,6 +22,12 @@ rules = [
         APPLY, base.ADMIN, 'Carry a repair plan out through Nova (live '
         'migrations, each checked by nova-scheduler).',
         [{'method': 'POST', 'path': '/repairs/apply'}]),
+    policy.DocumentedRuleDefault(
+        TASKS, base.ADMIN, 'List, show and cancel repair tasks (a plan '
+        'carried out in the background, microversion 1.4).',
+        [{'method': 'GET', 'path': '/repairs/tasks'},
+         {'method': 'GET', 'path': '/repairs/tasks/{id}'},
+         {'method': 'DELETE', 'path': '/repairs/tasks/{id}'}]),
 ]
 
 

@@ -1,13 +1,17 @@
 """``openstack scoped policy repair plan|apply``: the fewest moves that end
 every hard violation of a server group, a stack or (admins) all of them.
 
-``plan`` shows the plan (moves in order, temporary ones marked). ``apply``
-plans, then carries the plan out part by part (a wave of at most
-``--max-parallel`` moves per request, each checked by nova-scheduler),
-showing its progress; it stops at the first move that fails and says what
-was done. Nothing is moved without a plan, and a plan whose cloud changed
-is refused before any move.
+``plan`` shows the plan (moves in order). ``apply`` plans, then starts a
+repair task that carries the plan out (waves of at most
+``--max-parallel`` moves, each checked by nova-scheduler) and follows it
+with a progress bar; the task stops at the first move that fails, and the
+command says what was done. Nothing is moved without a plan, and a plan
+whose cloud changed is refused before any move. ``repair task
+list|show|cancel`` reads and cancels tasks.
 """
+
+import argparse
+import time
 
 from osc_lib.command import command
 from osc_lib import exceptions
@@ -67,7 +71,8 @@ class PlanRepair(command.Lister):
 
 
 class ApplyRepair(command.Lister):
-    """Plan a repair and carry it out through Nova (live migrations)."""
+    """Plan a repair and carry it out through Nova (live migrations), as
+    a repair task the command follows with a progress bar."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -75,6 +80,8 @@ class ApplyRepair(command.Lister):
         parser.add_argument('--max-parallel', metavar='<n>', type=int,
                             default=1, help='most moves at once (moves '
                             'on different hosts and targets only)')
+        parser.add_argument('--poll', metavar='<seconds>', type=float,
+                            default=2.0, help=argparse.SUPPRESS)
         return parser
 
     def take_action(self, args):
@@ -86,32 +93,90 @@ class ApplyRepair(command.Lister):
         if plan['status'] != 'repaired':
             raise exceptions.CommandError(
                 f'{plan["status"]}: {plan["reason"] or "no move to make"}')
-        moves, fingerprint, done = plan['moves'], plan['fingerprint'], []
-        columns = (rich.progress.TextColumn('{task.description}'),
-                   rich.progress.BarColumn(),
-                   rich.progress.MofNCompleteColumn())
-        with rich.progress.Progress(
-                *columns, console=rich.console.Console(
-                    file=self.app.stderr),
-                disable=not self.app.stderr.isatty()) as progress:
-            task = progress.add_task('live migrations', total=len(moves))
-            while moves:
-                part = moves[:args.max_parallel]
-                answer = client.request('POST', '/repairs/apply', {
-                    'repair': dict(target, fingerprint=fingerprint,
-                                   moves=part,
-                                   max_parallel=args.max_parallel)}
-                )['repair']
-                done += answer['done']
-                progress.advance(task, len(answer['done']))
-                if answer['failed']:
-                    failed = answer['failed']
-                    rows = _rows(done)
-                    self.app.stdout.write(
-                        f'stopped after {len(done)} move(s): '
-                        f'{failed["move"]["server"]} to '
-                        f'{failed["move"]["to"]}: {failed["reason"]}\n')
-                    return MOVE_COLUMNS, rows
-                moves = moves[len(part):]
-                fingerprint = answer['fingerprint']
-        return MOVE_COLUMNS, _rows(done)
+        task = client.request('POST', '/repairs/apply', {
+            'repair': dict(target, fingerprint=plan['fingerprint'],
+                           moves=plan['moves'],
+                           max_parallel=args.max_parallel)})['task']
+        self.app.stderr.write(f'repair task {task["id"]}\n')
+        task = follow(self.app, client, task, args.poll)
+        return MOVE_COLUMNS, _rows(task['done'])
+
+
+def follow(app, client, task: dict, poll: float) -> dict:
+    """Follow a task with a progress bar until it ends; say how it ended
+    when it did not apply every move."""
+    columns = (rich.progress.TextColumn('{task.description}'),
+               rich.progress.BarColumn(),
+               rich.progress.MofNCompleteColumn())
+    with rich.progress.Progress(
+            *columns, console=rich.console.Console(file=app.stderr),
+            disable=not app.stderr.isatty()) as progress:
+        bar = progress.add_task('live migrations',
+                                total=len(task['moves']))
+        while True:
+            progress.update(bar, completed=len(task['done']))
+            if task['status'] != 'running':
+                break
+            time.sleep(poll)
+            task = client.request('GET', f'/repairs/tasks/{task["id"]}')[
+                'task']
+    if task['status'] == 'stopped':
+        failed = task['failed'] or {}
+        move = failed.get('move') or {}
+        app.stdout.write(
+            f'stopped after {len(task["done"])} move(s): '
+            f'{move.get("server")} to {move.get("to")}: '
+            f'{failed.get("reason")}\n')
+    elif task['status'] != 'applied':
+        app.stdout.write(
+            f'{task["status"]} after {len(task["done"])} move(s): plan '
+            'again to finish the work\n')
+    return task
+
+
+TASK_COLUMNS = ('id', 'target', 'status', 'moves', 'done', 'current',
+                'failed', 'cancel_requested', 'created_at', 'finished_at')
+
+
+def _task_row(task: dict) -> tuple:
+    return (task['id'], task['target'], task['status'], len(task['moves']),
+            len(task['done']), ', '.join(m['server'] for m in
+                                         task['current']),
+            (task['failed'] or {}).get('reason', ''),
+            task['cancel_requested'], task['created_at'],
+            task['finished_at'] or '')
+
+
+class ListRepairTasks(command.Lister):
+    """List the repair tasks kept (administrators)."""
+
+    def take_action(self, args):
+        tasks = common.client(self).request('GET', '/repairs/tasks')[
+            'tasks']
+        return TASK_COLUMNS, [_task_row(t) for t in tasks]
+
+
+class ShowRepairTask(command.ShowOne):
+    """Show a repair task's progress (administrators)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('task', metavar='<task>', help='its id')
+        return parser
+
+    def take_action(self, args):
+        task = common.client(self).request(
+            'GET', f'/repairs/tasks/{args.task}')['task']
+        return TASK_COLUMNS, _task_row(task)
+
+
+class CancelRepairTask(command.Command):
+    """Cancel a repair task: it stops after the moves running now."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('task', metavar='<task>', help='its id')
+        return parser
+
+    def take_action(self, args):
+        common.client(self).request('DELETE', f'/repairs/tasks/{args.task}')

@@ -64,6 +64,10 @@ COMMANDS = {
     ('/stacks/{id}/audit', 'GET', None): 'scoped_policy_stack_audit',
     ('/repairs', 'POST', None): 'scoped_policy_repair_plan',
     ('/repairs/apply', 'POST', None): 'scoped_policy_repair_apply',
+    ('/repairs/tasks', 'GET', None): 'scoped_policy_repair_task_list',
+    ('/repairs/tasks/{id}', 'GET', None): 'scoped_policy_repair_task_show',
+    ('/repairs/tasks/{id}', 'DELETE', None):
+        'scoped_policy_repair_task_cancel',
 }
 ACTIONS = {'/os-policy-scopes/{scope}/action': scope_schemas.ACTION,
            '/os-server-groups/{uuid}/action': group_schemas.ACTION,

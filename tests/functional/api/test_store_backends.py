@@ -26,3 +26,10 @@ def store(request, tmp_path):
 
 globals().update({name: getattr(unit, name) for name in dir(unit)
                   if name.startswith('test_')})
+
+from tests.unit.db import test_repair_tasks as tasks_unit  # noqa: E402
+
+globals().update({name: getattr(tasks_unit, name) for name in dir(tasks_unit)
+                  if name.startswith('test_')})
+test_two_processes_never_claim_one_server = \
+    tasks_unit.two_processes_never_claim_one_server

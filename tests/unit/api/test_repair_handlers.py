@@ -7,6 +7,7 @@ the hosts a live migration names.
 import types
 
 from nova_scoped_policies.api.handlers import repairs
+from nova_scoped_policies.api import repair_tasks
 from nova_scoped_policies.api import moves
 from nova_scoped_policies.api import repairs as reads
 from nova_scoped_policies.api import visibility
@@ -27,7 +28,7 @@ def _problem(*targets):
 def test_moves_of_one_target_never_run_together():
     group = planner.Target.group('g', SPREAD, ['a', 'b'])
     moves = [planner.Move('a', 'h1', 'h2'), planner.Move('b', 'h3', 'h4')]
-    assert [len(w) for w in repairs._waves(moves, _problem(group), 4)] == [
+    assert [len(w) for w in repair_tasks.waves(moves, _problem(group), 4)] == [
         1, 1]
 
 
@@ -37,7 +38,7 @@ def test_a_server_in_a_group_and_a_stack_counts_for_both():
     stack = planner.Target.group('st', SPREAD, ['s', 'x'])
     moves = [planner.Move('s', 'h1', 'h2'), planner.Move('a', 'h3', 'h4')]
     for targets in ((group, stack), (stack, group)):
-        assert [len(w) for w in repairs._waves(
+        assert [len(w) for w in repair_tasks.waves(
             moves, _problem(*targets), 4)] == [1, 1]
 
 
@@ -45,7 +46,7 @@ def test_independent_moves_share_a_wave_up_to_the_most():
     targets = [planner.Target.group(f'g{i}', SPREAD, [f's{i}'])
                for i in range(3)]
     moves = [planner.Move(f's{i}', f'h{i}', f'k{i}') for i in range(3)]
-    assert [len(w) for w in repairs._waves(moves, _problem(*targets), 2)] \
+    assert [len(w) for w in repair_tasks.waves(moves, _problem(*targets), 2)] \
         == [2, 1]
 
 

@@ -1,8 +1,10 @@
-"""The repair planner: a table of cases (fewest moves, a swap through a
-free host, impossible with the reason, capacity and traits respected),
-each plan checked step by step."""
+"""The repair planner: a table of cases (fewest moves, a swap no order of
+single moves can make, impossible with the reason, capacity and traits
+respected, other servers moved to make room), each plan checked step by
+step, each server moved once."""
 
 import collections
+import dataclasses
 
 import pytest
 
@@ -72,7 +74,7 @@ def swap_case():
     """A stack of two pairs, each pair in one rack (affinity:rack): p1 and
     q2 share host hA, p2 and q1 host hB, both full; hC has room for one
     server. The fewest hosts changed is the swap p1 <-> q1, which needs a
-    detour through hC."""
+    detour through hC: one of them would move twice."""
     hosts, topology = cloud({'rA': ['hA'], 'rB': ['hB'], 'rC': ['hC']},
                             free={'hA': 0, 'hB': 0, 'hC': 1})
     where = {'p1': 'hA', 'p2': 'hB', 'q1': 'hB', 'q2': 'hA'}
@@ -115,6 +117,42 @@ def traits_case():
         group('g', ['anti-affinity:rack'], where),), topology)
 
 
+def swap_with_room_case():
+    """The swap of :func:`swap_case` with a third server L in no group on
+    hA (three slots): L going to hC would open hA for the swap, but the
+    fewest moves (the swap alone) cannot be ordered and the search does
+    not look further: not found, never a server moved twice."""
+    problem = swap_case()
+    hosts = tuple(dataclasses.replace(h, free={'VCPU': 1 if h.name == 'hC'
+                                               else 0})
+                  for h in problem.hosts)
+    return dataclasses.replace(problem, hosts=hosts, servers=dict(
+        problem.servers, L=planner.Server('L', 'hA', {'VCPU': 1})))
+
+
+def _full(policy):
+    """g (anti-affinity:host) has both servers on hA; only hA and hB have
+    the trait g needs; hB is full of k's servers (``policy`` of
+    affinity); hC, free, takes one server."""
+    hosts = (planner.Host('hA', {'VCPU': 0}, frozenset({'CUSTOM_G'})),
+             planner.Host('hB', {'VCPU': 0}, frozenset({'CUSTOM_G'})),
+             planner.Host('hC', {'VCPU': 1}))
+    need = {'g1': ['CUSTOM_G'], 'g2': ['CUSTOM_G']}
+    where = {'g1': 'hA', 'g2': 'hA', 'k1': 'hB', 'k2': 'hB'}
+    return planner.Problem(
+        hosts, servers(where, need),
+        (group('g', ['anti-affinity:host'], ['g1', 'g2']),),
+        Topology([], []), kept=(group('k', [policy], ['k1', 'k2']),))
+
+
+def full_case():
+    return _full('soft-affinity:host')
+
+
+def full_of_hard_case():
+    return _full('affinity:host')
+
+
 def clean_case():
     hosts, topology = cloud(RACKS3)
     where = {'x': 'a1', 'y': 'b1', 'z': 'c1'}
@@ -124,7 +162,10 @@ def clean_case():
 
 @pytest.mark.parametrize('case, status, moves, temporary, reason', [
     (spread_case, planner.REPAIRED, 1, 0, ''),
-    (swap_case, planner.REPAIRED, 3, 1, ''),
+    (swap_case, planner.NOT_FOUND, 0, 0, 'stack s: no order of the moves'),
+    (swap_with_room_case, planner.NOT_FOUND, 0, 0, 'stack s: no order'),
+    (full_case, planner.REPAIRED, 2, 0, ''),
+    (full_of_hard_case, planner.IMPOSSIBLE, 0, 0, 'group g: '),
     (impossible_case, planner.IMPOSSIBLE, 0, 0,
      'group g: policies: anti-affinity:rack cannot be met'),
     (capacity_case, planner.IMPOSSIBLE, 0, 0, 'group g: '),
@@ -139,10 +180,19 @@ def test_plans(case, status, moves, temporary, reason):
     assert sum(m.temporary for m in found.moves) == temporary
     assert found.reason.startswith(reason), found.reason
     state = replay(problem, found)
+    moved = [m.server for m in found.moves]
+    assert len(set(moved)) == len(moved)
     if status == planner.REPAIRED:
-        assert state.violations(problem.targets) == []
+        assert state.violations(problem.targets + problem.kept) == []
         assert found.before and not found.after
-    if status == planner.IMPOSSIBLE:
+        # planned again where the moves left the servers: nothing to do
+        again = dataclasses.replace(problem, hosts=tuple(
+            dataclasses.replace(h, free=state.free[h.name])
+            for h in problem.hosts), servers={
+            s: dataclasses.replace(v, host=state.placed[s])
+            for s, v in problem.servers.items()})
+        assert planner.plan(again).status == planner.NOTHING
+    if status != planner.REPAIRED:
         assert found.moves == () and found.after == found.before
 
 
@@ -152,10 +202,30 @@ def test_traits_pick_the_host_that_has_them():
         ('x', 'c2')]
 
 
-def test_the_swap_goes_through_the_free_host():
-    found = planner.plan(swap_case())
-    assert [m.destination for m in found.moves][0] == 'hC'
-    assert found.moves[0].temporary and found.optimal
+def test_a_server_outside_the_target_makes_room():
+    # issue 37: g's two servers must split, the only other host with
+    # their trait is full of k's soft-affinity servers: one of k goes to
+    # the free host, then g splits
+    problem = full_case()
+    found = planner.plan(problem)
+    (first, second) = found.moves
+    assert (first.server[0], first.source, first.destination) == (
+        'k', 'hB', 'hC'), found.moves
+    assert (second.server[0], second.source, second.destination) == (
+        'g', 'hA', 'hB'), found.moves
+    # without the bystanders the target's own servers cannot do it
+    alone = dataclasses.replace(problem, servers={
+        s: v for s, v in problem.servers.items() if s.startswith('g')},
+        kept=())
+    found = planner.plan(alone)
+    assert found.status == planner.IMPOSSIBLE, found
+    assert 'anti-affinity:host cannot be met' in found.reason
+
+
+def test_a_bystanders_hard_policy_is_kept():
+    found = planner.plan(full_of_hard_case())
+    assert found.reason.endswith(
+        'even with other servers moved to make room'), found.reason
 
 
 def test_never_more_moves_than_greedy():
@@ -200,6 +270,6 @@ def test_a_search_out_of_time_falls_back_to_the_baseline(monkeypatch):
 def test_out_of_time_and_no_baseline_repair_is_said_so(monkeypatch):
     monkeypatch.setattr(solver, 'reassign', _timed_out)
     found = planner.plan(impossible_case())
-    assert found.status == planner.IMPOSSIBLE and found.moves == ()
+    assert found.status == planner.NOT_FOUND and found.moves == ()
     assert found.reason == ('group g: no repair found in 0.5 s, and moving '
                             'one server at a time does not repair it')
