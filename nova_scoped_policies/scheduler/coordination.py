@@ -340,7 +340,7 @@ def _acquired(names: typing.Sequence[str]) -> list:
     """
     timeout = CONF.scoped_policies.coordination_lock_timeout
     deadline = time.monotonic() + timeout
-    coord = coordinator(timeout)
+    coord = coordinator()
     held = []
     for name in names:
         lock = coord.lock(name)
