@@ -91,14 +91,12 @@ class Holder:
     def _undo(self, held: holds.Hold, exc: pc.PlacementError) -> str:
         """Release what an unclear answer may have held; say what
         became of it."""
-        if exc.status == 409 or 400 <= exc.status < 500:
+        if 400 <= exc.status < 500:   # Placement refused: nothing written
             self.store.delete(held.id, holding=True)
             return 'nothing is held'
         if not exc.timed_out:
             try:
-                holds.release(self.placement, holds.Hold(
-                    held.id, held.project_id, held.user_id,
-                    dict(held.consumers), held.expires_at))
+                holds.release(self.placement, held)
             except pc.PlacementError as again:
                 LOG.warning('Stack decision %s: the holds Placement may '
                             'have written are not released yet (%s); the '

@@ -86,17 +86,24 @@ def reap(service, store: stack_db.StackStore) -> int:
     past its deadline: released, then its record deleted).
 
     :returns: how many decisions were released.
-    :raises webob.exc.HTTPServiceUnavailable: Placement failed; the
-        others wait for the next run (one failing call per run).
+    :raises webob.exc.HTTPServiceUnavailable: Placement did not answer;
+        the others wait for the next run (one call that times out per
+        run, never one per decision).
     """
     done = 0
     for record in store.expired(_now()):
+        held = holds.Hold.of_record(record)
+        names = list(held.consumers)
         try:
-            names = _release(service, record)
-        except webob.exc.HTTPServiceUnavailable as exc:
+            holds.release(service.placement, held)
+        except pc.PlacementError as exc:
             LOG.warning('Stack %s: lease expired, holds not released yet: '
-                        '%s', record.id, exc.explanation)
-            raise
+                        '%s', record.id, exc)
+            if exc.status == 0:   # no answer: the others would wait too
+                raise webob.exc.HTTPServiceUnavailable(
+                    explanation=f'cannot release expired holds: Placement '
+                    f'answered {exc}')
+            continue
         try:
             if record.status == stack_db.HOLDING:
                 store.delete(record.id, holding=True)

@@ -199,3 +199,25 @@ def test_a_silent_or_gone_placement_answers_503_and_writes_nothing(
     assert _held(world) == held
     assert _call(world, 'DELETE', path)[0] == 204
     assert _held(world) == 0
+
+
+def test_expired_holds_while_placement_is_silent(world):
+    """The reaper cannot give back an expired lease: a request that
+    changes something answers 503 at its first call that times out (not
+    one per expired decision), a read goes on; once Placement answers,
+    the lease is released."""
+    short = {'stack': dict(STACK['stack'], lease_seconds=1)}
+    status, body = _call(world, 'POST', '/stacks', short)
+    assert status == 201, body
+    path = f'/stacks/{body["stack"]["id"]}'
+    world['proxy'].blackhole()
+    time.sleep(1.5)    # the lease runs out; no reaper reaches Placement
+    status, body = _call(world, 'POST', '/stacks', STACK)
+    assert status == 503, body
+    assert 'cannot release expired holds' in _error(body)
+    status, body = _call(world, 'GET', path)
+    assert status == 200 and body['stack']['status'] == 'reserved', body
+    world['proxy'].passing()
+    status, body = _call(world, 'GET', path)
+    assert status == 200 and body['stack']['status'] == 'expired', body
+    assert _held(world) == 0
