@@ -68,12 +68,19 @@ _DRIVER_LOGGERS = (
 """Where oslo.messaging and its AMQP libraries log a send that failed."""
 
 
+HEARTBEAT = 'Rabbit-heartbeat'
+"""The name of oslo.messaging's RabbitMQ heartbeat threads: in the policy
+API, only the notifications' connection has one."""
+
+
 class _SenderLog(logging.Filter):
     """oslo.messaging's notifier never raises: a send the broker did not
     take is only logged (an ERROR with a traceback per notification, and
-    one per reconnection try). On the sender threads this filter keeps
-    those records out of the log and tells the sender the send failed
-    (:attr:`failed`); the sender logs the outage once."""
+    one per reconnection try), and the connection's heartbeat thread logs
+    each of its reconnection tries too. On those threads this filter
+    turns such records into DEBUG ones (out of a normal log) and tells the
+    sender the send failed (:meth:`failed`); the sender logs the outage
+    once when it starts and once when it ends."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -86,12 +93,16 @@ class _SenderLog(logging.Filter):
         self.local.failed = None
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if threading.current_thread().name != SENDER:
+        thread = threading.current_thread().name
+        if thread not in (SENDER, HEARTBEAT):
             return True
-        if record.levelno >= logging.ERROR and self.failed() is None:
+        if thread == SENDER and record.levelno >= logging.ERROR and \
+                self.failed() is None:
             exc = record.exc_info[1] if record.exc_info else None
             self.local.failed = str(exc) if exc else record.getMessage()
-        return record.levelno < logging.WARNING
+        if record.levelno >= logging.WARNING:
+            record.levelno, record.levelname = logging.DEBUG, 'DEBUG'
+        return True
 
 
 _FILTER = _SenderLog()
@@ -177,12 +188,15 @@ class Emitter:
         except queue.Full:
             self._drop(1)
 
-    def _drop(self, count: int) -> None:
+    def _drop(self, count: int, closing: bool = False) -> None:
         with self._counting:
             first = self._dropped_in_outage == 0
             self.dropped += count
             self._dropped_in_outage += count
-        if first:
+        if first and closing:
+            LOG.warning('Notifications: the service stops while the broker '
+                        'does not take them; those still queued are dropped')
+        elif first:
             LOG.warning('Notifications: the queue of %d is full; newer ones '
                         'are dropped (counted) until the broker takes them '
                         'again', self._queue.maxsize)
@@ -218,7 +232,7 @@ class Emitter:
         wait = BACKOFF[0]
         while True:
             if self._closing.is_set() and self.failing:
-                self._drop(1)
+                self._drop(1, closing=True)
                 return
             why = self._send(item)
             if why is None:

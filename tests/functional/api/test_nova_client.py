@@ -86,7 +86,19 @@ def test_a_silent_nova_is_503_in_bounded_time():
             except webob.exc.HTTPServiceUnavailable as exc:
                 found.append(exc.explanation)
         reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-        reader.join(30)   # the issue's bound; unbounded, it never ends
+        try:
+            reader.start()
+            reader.join(30)   # the issue's bound; unbounded, never ends
+        finally:
+            _clear(conf, nova=('auth_type', 'endpoint_override'),
+                   scoped_policies_api=('connect_timeout', 'read_timeout'))
         assert not reader.is_alive()
     assert found and 'from Nova' in found[0]
+
+
+def _clear(conf, **groups):
+    """oslo.config shares the overrides of a group object between the
+    configurations that register it: take ours back."""
+    for group, keys in groups.items():
+        for key in keys:
+            conf.clear_override(key, group=group)

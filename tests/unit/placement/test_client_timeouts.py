@@ -25,14 +25,30 @@ def test_the_service_clients_take_the_options():
                       group='nova')
     ksa.register_ks_opts(conf, pc.GROUP)
     conf.set_override('auth_type', 'none', group=pc.GROUP)
-    service = deploy.Service(conf, store=None)
-    assert service.placement.adapter.session.timeout == (2.0, 7.0)
-    assert service.nova.adapter.session.timeout == (2.0, 7.0)
+    try:
+        service = deploy.Service(conf, store=None)
+        assert service.placement.adapter.session.timeout == (2.0, 7.0)
+        assert service.nova.adapter.session.timeout == (2.0, 7.0)
+    finally:
+        _clear(conf, nova=('auth_type', 'endpoint_override'),
+               placement=('auth_type',),
+               scoped_policies_api=('connect_timeout', 'read_timeout'))
 
 
 def test_a_timeout_of_the_group_wins():
     conf = fx.make_conf()
     conf.set_override('auth_type', 'none', group='nova')
     conf.set_override('timeout', 3, group='nova')
-    found = nova.NovaGroups.from_conf(conf)
-    assert found.adapter.session.timeout == 3.0
+    try:
+        found = nova.NovaGroups.from_conf(conf)
+        assert found.adapter.session.timeout == 3.0
+    finally:
+        _clear(conf, nova=('auth_type', 'timeout'))
+
+
+def _clear(conf, **groups):
+    """oslo.config shares the overrides of a group object between the
+    configurations that register it: take ours back."""
+    for group, keys in groups.items():
+        for key in keys:
+            conf.clear_override(key, group=group)
