@@ -4,12 +4,13 @@ the world from Placement and the store (:mod:`.world`), holds in Placement
 The decide, hold, decide-again loop is the core's, shared with the
 simulator."""
 
+import datetime
 import logging
-import uuid as uuidlib
 
 import webob.exc
 
 from nova_scoped_policies.api import world as world_mod
+from nova_scoped_policies.conf import api as api_conf
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
@@ -35,48 +36,112 @@ class Source:
 
 
 class Holder:
-    """Holds a decision with one atomic ``POST /allocations``."""
+    """Holds a decision with one atomic ``POST /allocations``, its record
+    stored first (``holding``): a hold in Placement never exists without
+    its record.
 
-    def __init__(self, placement: pc.PlacementClient, project_id: str,
-                 user_id: str) -> None:
-        self.placement = placement
+    Placement refuses (409): the record goes, decide again. Placement
+    answers another error or the connection is cut: the holds it may have
+    written are deleted at once (a compensating ``DELETE`` per consumer);
+    when that fails too or the call timed out (a silent Placement, where
+    the write may still land), the record stays ``holding`` until its
+    deadline (twice a call's bound) and the reaper releases it. Either
+    way the request answers 503 and nothing half is shown.
+
+    :param service: the policy service (Placement, configuration).
+    :param store: the stack store.
+    :param document: the stack document as given (stored).
+    """
+
+    def __init__(self, service, store: stack_db.StackStore, document: dict,
+                 project_id: str, user_id: str) -> None:
+        self.placement = service.placement
+        self.store = store
+        self.document = document
         self.project_id = project_id
         self.user_id = user_id
+        connect, read = api_conf.timeouts(service.conf)
+        self.deadline = 2 * (connect + read)
 
     def hold(self, stack: model.Stack, decision: solver.Decision,
              world: solver.World) -> holds.Hold:
+        resources = stack_service.held_resources(stack, decision, world)
+        now = _now()
+        held = holds.new(resources, self.project_id, self.user_id,
+                         now + datetime.timedelta(seconds=self.deadline))
+        self.store.create(stack_db.held_record(
+            held.id, stack.name, self.document, held, stack.lease_seconds,
+            decision.seconds, decision.assignments, resources,
+            status=stack_db.HOLDING))
         try:
-            return holds.hold(
-                self.placement,
-                stack_service.held_resources(stack, decision, world),
-                self.project_id, self.user_id, stack.lease_seconds)
+            holds.write(self.placement, held, resources)
         except holds.RedecideError:
+            self.store.delete(held.id, holding=True)
             LOG.info('Stack %s: Placement refused the hold; deciding again',
                      stack.name)
             raise stack_service.Taken()
         except pc.PlacementError as exc:
             raise webob.exc.HTTPServiceUnavailable(
-                explanation=f'cannot hold the decision: Placement answered '
-                f'{exc}')
+                explanation='cannot hold the decision: Placement answered '
+                f'{exc}; {self._undo(held, exc)}')
+        held.expires_at = now + datetime.timedelta(
+            seconds=stack.lease_seconds)
+        return held
+
+    def _undo(self, held: holds.Hold, exc: pc.PlacementError) -> str:
+        """Release what an unclear answer may have held; say what
+        became of it."""
+        if 400 <= exc.status < 500:   # Placement refused: nothing written
+            self.store.delete(held.id, holding=True)
+            return 'nothing is held'
+        if not exc.timed_out:
+            try:
+                holds.release(self.placement, held)
+            except pc.PlacementError as again:
+                LOG.warning('Stack decision %s: the holds Placement may '
+                            'have written are not released yet (%s); the '
+                            'reaper will', held.id, again)
+            else:
+                self.store.delete(held.id, holding=True)
+                return 'nothing is held'
+        LOG.warning('Stack decision %s: Placement did not answer its holds '
+                    '(%s); the reaper releases whatever was written after '
+                    '%.0f s', held.id, exc, self.deadline)
+        return ('whatever Placement may have written is released within '
+                f'{self.deadline:.0f} seconds')
 
     def release(self, held: holds.Hold) -> None:
-        holds.release(self.placement, held)
+        try:
+            holds.release(self.placement, held)
+        except pc.PlacementError as exc:
+            LOG.warning('Stack decision %s: holds not released yet (%s); '
+                        'the reaper will', held.id, exc)
+            return
+        try:
+            self.store.delete(held.id, holding=True)
+        except stack_db.Gone:
+            pass
 
 
 class Recorder:
-    """Records a held decision in the stack store."""
+    """Makes a held decision ``reserved`` in the stack store (the record
+    was written before its holds, see :class:`Holder`)."""
 
-    def __init__(self, store: stack_db.StackStore, document: dict,
-                 project_id: str, user_id: str) -> None:
+    def __init__(self, store: stack_db.StackStore) -> None:
         self.store = store
-        self.document = document
-        self.project_id = project_id
-        self.user_id = user_id
 
     def record(self, stack: model.Stack, decision: solver.Decision,
                world: solver.World,
                held: holds.Hold) -> stack_db.StackRecord:
-        return self.store.create(stack_db.held_record(
-            str(uuidlib.uuid4()), stack.name, self.document, held,
-            stack.lease_seconds, decision.seconds, decision.assignments,
-            stack_service.held_resources(stack, decision, world)))
+        try:
+            return self.store.held(held.id, held.expires_at)
+        except stack_db.Gone:
+            # Placement answered after the record's deadline: the reaper
+            # gave the decision up; the core releases the late holds
+            raise webob.exc.HTTPServiceUnavailable(
+                explanation='cannot hold the decision: Placement answered '
+                'too late; nothing is held') from None
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)

@@ -6,6 +6,7 @@ the route dispatcher. :func:`loadapp` builds it from a configuration.
 """
 
 import threading
+import time
 import typing
 import urllib.parse
 
@@ -26,6 +27,7 @@ from nova_scoped_policies.api import nova as nova_mod
 from nova_scoped_policies.api import policy as policy_mod
 from nova_scoped_policies.api import util
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies.conf import api as api_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
 from nova_scoped_policies.db import repair_tasks
@@ -55,7 +57,7 @@ class Service:
         self.store = store
         self.enforcer = policy_mod.enforcer(conf)
         self._placement = placement or (lambda: pc.PlacementClient.from_conf(
-            conf))
+            conf, timeout=api_conf.timeouts(conf)))
         self._nova = nova or (lambda: nova_mod.NovaGroups.from_conf(conf))
         # set to stop the service's background threads (the stack reaper)
         self.stopping = threading.Event()
@@ -202,18 +204,35 @@ class ContextMiddleware:
 
 def start_reaper(service: Service) -> threading.Thread:
     """Release expired stack holds every ``stack_reap_interval`` seconds,
-    in a daemon thread of this process."""
+    and give back holds no stack record knows every
+    ``stack_sweep_interval`` seconds, in a daemon thread of this process.
+    """
     from nova_scoped_policies.api.handlers import stacks
     from nova_scoped_policies.db import stacks as stack_db
 
     def loop():
-        interval = service.conf.scoped_policies_api.stack_reap_interval
+        options = service.conf.scoped_policies_api
+        interval = options.stack_reap_interval
         store = stack_db.StackStore(service.store)
+        swept = time.monotonic()
         while not service.stopping.wait(interval):
             try:
                 stacks.reap(service, store)
+            except webob.exc.HTTPServiceUnavailable:
+                pass   # Placement failed; reap logged it, the next run retries
             except Exception:  # keep reaping; say why once per run
                 LOG.exception('Stack reaper run failed')
+            if options.stack_sweep_interval and \
+                    time.monotonic() - swept >= options.stack_sweep_interval:
+                swept = time.monotonic()
+                try:
+                    stacks.sweep(service, store)
+                except pc.PlacementError as exc:
+                    LOG.warning('Sweep of orphan stack holds failed, '
+                                'retried in %d s: %s',
+                                options.stack_sweep_interval, exc)
+                except Exception:
+                    LOG.exception('Sweep of orphan stack holds failed')
     thread = threading.Thread(target=loop, name='stack-reaper', daemon=True)
     thread.start()
     return thread

@@ -37,7 +37,8 @@ class NovaGroups:
         """
         if not conf[api_conf.NOVA_GROUP].auth_type:
             return None
-        return cls(ksa.load_adapter(conf, api_conf.NOVA_GROUP, 'compute'))
+        return cls(ksa.load_adapter(conf, api_conf.NOVA_GROUP, 'compute',
+                                    api_conf.timeouts(conf)))
 
     def members(self, uuid: str) -> typing.List[str]:
         """The group's members as Nova lists them; none if Nova does not

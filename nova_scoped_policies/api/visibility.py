@@ -70,6 +70,27 @@ def shown_by(who: Viewer, topology: topo.Topology
     return shown
 
 
+def in_own_words(who: Viewer, topology: topo.Topology, text: str,
+                 shown: typing.Optional[
+                     typing.Callable[[str, str], str]] = None) -> str:
+    """``text`` (an error message, a reason) with every real domain id of
+    ``topology`` in it replaced by what ``who`` sees of it: a tenant gets
+    back its own identifier for a domain it named, never the real one.
+
+    :param shown: the response's :func:`shown_by`, if it has one.
+    """
+    if who.real:
+        return text
+    shown = shown or shown_by(who, topology)
+    for scope in topology.scope_names:
+        if scope == HOST_SCOPE:
+            continue
+        for domain in topology.domains(scope):
+            if domain.id in text:
+                text = text.replace(domain.id, shown(scope, domain.id))
+    return text
+
+
 def seen_topology(who: Viewer, topology: topo.Topology,
                   shown: typing.Optional[
                       typing.Callable[[str, str], str]] = None

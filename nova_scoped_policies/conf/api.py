@@ -109,6 +109,66 @@ WSGI application run it in a background thread; 0 disables the thread).
 Every ``/stacks`` request also releases expired holds first, so a lease is
 never honoured longer than the interval while the service is idle.
 """),
+    cfg.IntOpt(
+        'stack_sweep_interval',
+        default=3600,
+        min=0,
+        help="""
+Seconds between two sweeps that give back every stack hold in Placement
+(consumer type ``SCOPED_POLICY_HOLD``) whose stack record is gone; 0
+disables them. The reaper's thread runs them (see
+``stack_reap_interval``, which must not be 0 for sweeps to run).
+
+A decision's record is always written before its holds, so a hold without
+a record is rare: a write Placement applied after the policy API gave up
+waiting for it and after the reaper released the decision. A sweep reads
+the allocations of every resource provider (one ``GET`` each), so keep it
+rare on large clouds; lower it when such leaks must be given back sooner.
+Holds written before this release have no recognisable consumer uuid and
+are not swept.
+
+Related options:
+
+* ``stack_reap_interval``
+"""),
+    cfg.FloatOpt(
+        'connect_timeout',
+        default=5.0,
+        min=0.1,
+        help="""
+Seconds the policy API waits for a connection to Placement or Nova (every
+call, ``[placement]`` and ``[nova]``) before it gives up on that call.
+
+A call that cannot connect in time fails the request with a 503 that names
+the service; nothing half is written (a stack decision whose hold was not
+confirmed by Placement is released, see the admin guide "Faults"). Raise
+it only when Placement or Nova is reached over a slow link. A ``timeout``
+set in ``[placement]`` or ``[nova]`` (keystoneauth1's) replaces both this
+option and ``read_timeout`` for that service.
+
+Related options:
+
+* ``read_timeout``
+"""),
+    cfg.FloatOpt(
+        'read_timeout',
+        default=20.0,
+        min=0.1,
+        help="""
+Seconds the policy API waits for Placement or Nova to answer one call once
+connected (between two bytes of the answer) before it gives up on it.
+
+With the defaults a request that needs a silent Placement (it accepts the
+connection and never answers) answers 503 within about 25 seconds:
+``POST /stacks``, ``DELETE /stacks/{id}`` and the stack actions give up at
+their first call that times out, and write nothing half. Raise it when
+Placement's answers to large clouds' ``GET /allocation_candidates`` take
+longer; a request may then wait about ``connect_timeout`` plus this long.
+
+Related options:
+
+* ``connect_timeout``
+"""),
     cfg.FloatOpt(
         'repair_time_limit',
         default=10.0,
@@ -171,6 +231,13 @@ usual keystoneauth1 options, with credentials allowed to read every
 project's server groups (admin). Leave ``auth_type`` unset to audit only
 the members added through the policy API.
 """)
+
+
+def timeouts(conf: cfg.ConfigOpts) -> tuple:
+    """(connect, read) seconds of the policy API's calls to Placement and
+    Nova."""
+    group = conf[GROUP_NAME]
+    return group.connect_timeout, group.read_timeout
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

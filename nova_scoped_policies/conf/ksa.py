@@ -24,12 +24,20 @@ def register_ks_opts(conf: cfg.ConfigOpts, group: str) -> None:
                                              include_deprecated=False)
 
 
-def load_adapter(conf: cfg.ConfigOpts, group: str, service_type: str):
-    """A keystoneauth1 Adapter from the options of ``group``."""
+def load_adapter(conf: cfg.ConfigOpts, group: str, service_type: str,
+                 timeout=None):
+    """A keystoneauth1 Adapter from the options of ``group``.
+
+    :param timeout: (connect, read) seconds of every call, unless the
+        group sets keystoneauth1's own ``timeout``.
+    """
     register_ks_opts(conf, group)
     auth = ks_loading.load_auth_from_conf_options(conf, group)
     session = ks_loading.load_session_from_conf_options(conf, group,
                                                         auth=auth)
+    if session.timeout is None and timeout is not None:
+        # requests takes (connect, read); keystoneauth1 passes it on
+        session.timeout = tuple(timeout)
     adapter = ks_loading.load_adapter_from_conf_options(
         conf, group, session=session, auth=auth)
     if not adapter.service_type:

@@ -34,10 +34,14 @@ Topics the notifications are sent to (nova's versioned notifications go to
         default=3,
         min=-1,
         help="""
-Times the sender retries a notification the broker did not take before it
-drops it (-1: for ever). Notifications are sent by a background thread
-after the change is stored: a broker that is down delays no API request
-and loses no write, only notifications.
+Times oslo.messaging reconnects to send one notification before the sender
+counts the try as failed (-1: for ever, which stalls every later
+notification behind it). A notification the broker did not take is not
+dropped: the sender tries it again with back-off (1 s, doubling to 15 s)
+until the broker takes it, and the ones emitted meanwhile wait in a queue
+of ``queue_size``. Notifications are sent by a background thread after the
+change is stored: a broker that is down delays no API request and loses no
+write. The outage is logged once when it starts and once when it ends.
 """),
     cfg.IntOpt(
         'queue_size',
@@ -45,7 +49,10 @@ and loses no write, only notifications.
         min=1,
         help="""
 Notifications waiting for the sender at most; past that, new ones are
-dropped (and counted in the log) until the broker takes them again.
+dropped until the broker takes them again: the first drop of an outage is
+logged, and the WARNING that says the broker takes them again tells how
+many were dropped. Raise it to ride out longer outages of a busy service
+(each waiting notification holds its payload in memory, about 1 KiB).
 """),
 ]
 

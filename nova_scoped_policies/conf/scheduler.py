@@ -260,6 +260,15 @@ policies before the boot fails with "No valid host" and a reason saying so.
 It bounds the wait behind a scheduler that crashed while holding the lock
 (the backend frees such a lock when its session or heartbeat expires) and
 the wait when the backend is unreachable.
+
+Every call to the lock service is bounded by it, connecting included: a
+backend that refuses connections, answers late or accepts them and never
+answers fails the boot within this many seconds, with a reason naming the
+lock service (fail closed; boots with soft policies only take no lock and
+go on). A ``redis://`` URL gets ``socket_timeout`` and
+``socket_connect_timeout`` of this many seconds unless it sets its own.
+After a failure the scheduler connects afresh at the next boot, so boots
+are scheduled again as soon as the backend answers.
 """),
 ]
 

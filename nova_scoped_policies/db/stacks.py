@@ -1,19 +1,32 @@
 """Stack decisions in the policy store: typed records in and out.
 
-A decision is written once, after its holds exist in Placement; later
-changes are per server (held -> booted or released) or of the lease.
+A decision is written once, *before* its holds are written in Placement,
+as ``holding`` (hidden from readers, with the hold consumers it is about
+to write and a short deadline); it becomes ``reserved`` once Placement
+confirmed the holds (:meth:`StackStore.held`), and the reaper releases a
+``holding`` decision whose deadline passed: a hold in Placement never
+exists without its record. Later changes are per server (held -> booted
+or released) or of the lease.
+
+Every change locks the decision's row first (``SELECT ... FOR UPDATE`` on
+PostgreSQL and MariaDB), so that changes of several API processes to one
+decision run one after the other; a change to a decision another request
+deleted meanwhile raises :class:`Gone`.
 """
 
+import contextlib
 import dataclasses
 import datetime
 import typing
 
 from oslo_serialization import jsonutils
 import sqlalchemy as sa
+from sqlalchemy.orm import exc as orm_exc
 
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import models
 
+HOLDING = 'holding'
 HELD = 'held'
 BOOTED = 'booted'
 RELEASED = 'released'
@@ -53,8 +66,9 @@ class StackRecord:
     :param name: the stack's name.
     :param project_id: the tenant.
     :param user_id: the user who decided.
-    :param status: as stored: reserved, confirmed, or expired (the lease
-        ran out while servers were held; the reaper released them). See
+    :param status: as stored: holding (its holds are being written;
+        never shown), reserved, confirmed, or expired (the lease ran out
+        while servers were held; the reaper released them). See
         :attr:`phase` for what a reader is told.
     :param lease_seconds: the lease's length.
     :param expires_at: end of the lease (UTC, naive in the database).
@@ -109,18 +123,20 @@ def held_record(id: str, name: str, document: dict, hold,
                 lease_seconds: int, seconds: float,
                 assignments: typing.Mapping[str, str],
                 resources: typing.Mapping[str, typing.Tuple[
-                    str, typing.Dict[str, int]]]) -> StackRecord:
-    """The record of a decision just held, as the policy service and the
-    simulator store it.
+                    str, typing.Dict[str, int]]],
+                status: str = RESERVED) -> StackRecord:
+    """The record of a decision just held (or about to be), as the policy
+    service and the simulator store it.
 
     :param hold: the hold (``placement.holds.Hold``: project, user, hold
         consumers, end of the lease).
+    :param status: ``holding`` for a record written before its holds.
     :param assignments: server name -> decided host.
     :param resources: server name -> (its host's provider, what is held),
         as ``stacks.service.held_resources`` gives them.
     """
     return StackRecord(
-        id, name, hold.project_id, hold.user_id, RESERVED, lease_seconds,
+        id, name, hold.project_id, hold.user_id, status, lease_seconds,
         hold.expires_at, seconds, document,
         {n: StackServer(n, assignments[n], provider, amounts,
                         hold.consumers[n])
@@ -147,6 +163,15 @@ def _record(row: models.ScopedStack) -> StackRecord:
          for s in row.servers})
 
 
+class Gone(store_api.Conflict):
+    """The decision was deleted by another request after this one read
+    it (a race lost; the API answers 409)."""
+
+    def __init__(self, uuid: str) -> None:
+        super().__init__(f'stack decision {uuid}: found deleted by another '
+                         'request meanwhile')
+
+
 class StackStore:
     """Stack decisions in the policy store's database.
 
@@ -157,13 +182,38 @@ class StackStore:
         self._store = store
 
     @staticmethod
-    def _row(session, uuid: str) -> models.ScopedStack:
-        row = session.scalars(sa.select(models.ScopedStack).where(
+    def _row(session, uuid: str, lock: bool = False,
+             holding: bool = False) -> models.ScopedStack:
+        """The decision's row; locked (``FOR UPDATE``) for a change.
+
+        :param holding: a ``holding`` decision is found too.
+        :raises NotFound: no such (shown) decision.
+        """
+        query = sa.select(models.ScopedStack).where(
             models.ScopedStack.uuid == store_api.canonical_uuid(uuid))
-        ).first()
+        if not holding:
+            query = query.where(models.ScopedStack.status != HOLDING)
+        if lock:   # SELECT ... FOR UPDATE (PostgreSQL, MariaDB)
+            query = query.with_for_update()
+        row = session.scalars(query).first()
         if row is None:
             raise store_api.NotFound(f'stack decision {uuid} not found')
         return row
+
+    @contextlib.contextmanager
+    def _changing(self, uuid: str, holding: bool = False):
+        """A writer transaction with the decision's row locked: (session,
+        row). A decision gone meanwhile raises :class:`Gone`."""
+        try:
+            with self._store._writer() as session:
+                try:
+                    row = self._row(session, uuid, lock=True,
+                                    holding=holding)
+                except store_api.NotFound:
+                    raise Gone(uuid) from None
+                yield session, row
+        except orm_exc.StaleDataError:
+            raise Gone(uuid) from None
 
     def create(self, record: StackRecord) -> StackRecord:
         with self._store._writer() as session:
@@ -197,25 +247,48 @@ class StackStore:
             if project_id is not None:
                 query = query.where(
                     models.ScopedStack.project_id == project_id)
-            return [_record(r) for r in session.scalars(query)]
+            return [_record(r) for r in session.scalars(
+                query.where(models.ScopedStack.status != HOLDING))]
 
-    def delete(self, uuid: str) -> None:
-        with self._store._writer() as session:
-            session.delete(self._row(session, uuid))
+    def delete(self, uuid: str, holding: bool = False) -> None:
+        """:raises Gone: another request deleted it meanwhile."""
+        with self._changing(uuid, holding) as (session, row):
+            session.delete(row)
+
+    def held(self, uuid: str, expires_at: datetime.datetime
+             ) -> StackRecord:
+        """Placement confirmed the holds of a ``holding`` decision: it is
+        ``reserved`` until ``expires_at``.
+
+        :raises Gone: the reaper released it meanwhile (the holds were
+            written after its deadline).
+        """
+        with self._changing(uuid, holding=True) as (session, row):
+            if row.status != HOLDING:
+                raise Gone(uuid)
+            row.status = RESERVED
+            row.expires_at = _naive(expires_at)
+            session.flush()
+            return _record(row)
 
     def update(self, uuid: str, status: typing.Optional[str] = None,
                expires_at: typing.Optional[datetime.datetime] = None,
                servers: typing.Iterable[str] = (),
                state: typing.Optional[str] = None,
-               only_from: typing.Optional[str] = None) -> StackRecord:
+               only_from: typing.Optional[str] = None,
+               if_held: bool = False) -> StackRecord:
         """Change the status, the lease or the state of some servers (their
         hold consumer is dropped as they leave ``held``).
 
         :param only_from: change only servers currently in this state.
+        :param if_held: change nothing unless a server is still held (the
+            reaper: another request confirmed or booted it meanwhile).
+        :raises Gone: another request deleted it meanwhile.
         """
         names = set(servers)
-        with self._store._writer() as session:
-            row = self._row(session, uuid)
+        with self._changing(uuid) as (session, row):
+            if if_held and not any(s.state == HELD for s in row.servers):
+                return _record(row)
             if status is not None:
                 row.status = status
             if expires_at is not None:
@@ -237,10 +310,10 @@ class StackStore:
         the first instance was deleted, replaces it). A released server
         stays released.
 
-        :raises NotFound: no such decision or server.
+        :raises NotFound: no such server.
+        :raises Gone: another request deleted the decision meanwhile.
         """
-        with self._store._writer() as session:
-            row = self._row(session, uuid)
+        with self._changing(uuid) as (session, row):
             server = next((s for s in row.servers if s.name == name), None)
             if server is None:
                 raise store_api.NotFound(
@@ -255,8 +328,24 @@ class StackStore:
             session.flush()
             return _record(row)
 
+    def known_consumers(self, consumers: typing.AbstractSet[str]
+                        ) -> typing.Set[str]:
+        """Of ``consumers``, the hold consumers a stored decision (shown
+        or ``holding``) still has."""
+        found: typing.Set[str] = set()
+        ordered = sorted(consumers)
+        with self._store._reader() as session:
+            for start in range(0, len(ordered), 500):
+                found.update(session.scalars(sa.select(
+                    models.ScopedStackServer.consumer_uuid).where(
+                    models.ScopedStackServer.consumer_uuid.in_(
+                        ordered[start:start + 500]))))
+        return found
+
     def expired(self, now: datetime.datetime) -> typing.List[StackRecord]:
-        """Decisions whose lease ran out and that still hold servers."""
+        """Decisions whose lease ran out and that still hold servers, and
+        ``holding`` decisions whose deadline passed (their holds were
+        never confirmed: the reaper releases them and deletes them)."""
         with self._store._reader() as session:
             query = sa.select(models.ScopedStack).where(
                 models.ScopedStack.expires_at <= _naive(now)).where(

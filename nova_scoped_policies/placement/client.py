@@ -22,6 +22,10 @@ MIN_VERSION = (1, 32)
 """``member_of=!in:`` (forbidden aggregates) appeared in 1.32."""
 DEFAULT_VERSION = '1.36'
 GROUP = 'placement'
+TIMEOUT = (5.0, 20.0)
+"""(connect, read) seconds of every call unless told otherwise (the
+defaults of ``[scoped_policies_api]connect_timeout`` and ``read_timeout``):
+a silent Placement fails a call, never hangs it."""
 
 
 def _version(text: str) -> typing.Tuple[int, int]:
@@ -30,17 +34,19 @@ def _version(text: str) -> typing.Tuple[int, int]:
 
 
 class PlacementError(Exception):
-    """Placement answered with an error.
+    """Placement answered with an error, or did not answer.
 
-    :param status: the HTTP status.
+    :param status: the HTTP status; 0 when there was no answer (refused,
+        cut, or timed out: see :attr:`timed_out`).
     :param method: the request method.
     :param url: the request path.
     :param detail: Placement's error text.
     """
 
     def __init__(self, status: int, method: str, url: str,
-                 detail: str) -> None:
+                 detail: str, timed_out: bool = False) -> None:
         self.status = status
+        self.timed_out = timed_out
         super().__init__(f'{method} {url}: {status} {detail}')
 
 
@@ -70,31 +76,40 @@ class PlacementClient:
 
     @classmethod
     def for_endpoint(cls, url: str, token: str = 'admin',
-                     version: str = DEFAULT_VERSION) -> 'PlacementClient':
+                     version: str = DEFAULT_VERSION,
+                     timeout: typing.Tuple[float, float] = TIMEOUT
+                     ) -> 'PlacementClient':
         """A client for a known endpoint with a fixed token (tests, tools,
         Placement behind ``noauth2``).
 
         :param url: the Placement endpoint.
         :param token: the token sent in ``X-Auth-Token``.
         :param version: the microversion to send.
+        :param timeout: (connect, read) seconds of every call.
         """
         http = requests.Session()
         # a known endpoint: no proxy lookup in the environment per request
         http.trust_env = False
         session = ks_session.Session(
             auth=token_endpoint.Token(url, token), session=http)
+        # requests takes (connect, read); keystoneauth1 passes it on
+        session.timeout = tuple(timeout)
         return cls(ks_adapter.Adapter(session, service_type=SERVICE_TYPE),
                    version)
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts,
-                  version: str = DEFAULT_VERSION) -> 'PlacementClient':
+                  version: str = DEFAULT_VERSION,
+                  timeout: typing.Tuple[float, float] = TIMEOUT
+                  ) -> 'PlacementClient':
         """A client from the ``[placement]`` keystoneauth1 options.
 
         :param conf: a parsed configuration with ``[placement]``.
         :param version: the microversion to send.
+        :param timeout: (connect, read) seconds of every call, unless
+            ``[placement]timeout`` is set.
         """
-        adapter = ksa.load_adapter(conf, GROUP, SERVICE_TYPE)
+        adapter = ksa.load_adapter(conf, GROUP, SERVICE_TYPE, timeout)
         return cls(adapter, version)
 
     # -- transport -------------------------------------------------------
@@ -118,7 +133,9 @@ class PlacementClient:
         try:
             resp = self.adapter.request(url, method, **kwargs)
         except ks_exc.ClientException as exc:
-            raise PlacementError(0, method, url, str(exc)) from exc
+            raise PlacementError(
+                0, method, url, _no_answer(exc),
+                timed_out=isinstance(exc, ks_exc.ConnectTimeout)) from exc
         if resp.status_code not in ok:
             raise PlacementError(resp.status_code, method, url,
                                  _detail(resp))
@@ -239,6 +256,16 @@ class PlacementClient:
 
     def delete_allocations(self, consumer: str) -> None:
         self.request('DELETE', f'/allocations/{consumer}')
+
+
+def _no_answer(exc: Exception) -> str:
+    """Why there is no answer, in words (keystoneauth1's messages repeat
+    the whole URL and the retry state)."""
+    if isinstance(exc, ks_exc.ConnectTimeout):
+        return 'no answer in time (timed out)'
+    if isinstance(exc, ks_exc.ConnectFailure):
+        return 'cannot connect (refused or cut)'
+    return str(exc)
 
 
 def _detail(resp) -> str:

@@ -20,6 +20,22 @@ from nova_scoped_policies.placement import client as pc
 CONSUMER_TYPE = 'SCOPED_POLICY_HOLD'
 #: consumer types need 1.38.
 HOLD_VERSION = '1.38'
+#: the first 8 hex digits of every hold consumer uuid: a sweep over the
+#: providers' allocations tells our consumers from instances without
+#: asking Placement about each (:func:`orphans`).
+CONSUMER_PREFIX = '5c0ab01d'
+
+
+def _consumer() -> str:
+    """A new hold consumer uuid: random (version 4) but for
+    :data:`CONSUMER_PREFIX`."""
+    return str(uuid.UUID(CONSUMER_PREFIX + uuid.uuid4().hex[8:]))
+
+
+def is_hold_consumer(consumer: str) -> bool:
+    """Whether ``consumer`` may be a hold (its uuid's prefix; Placement's
+    ``consumer_type`` says for sure)."""
+    return consumer.replace('-', '').lower().startswith(CONSUMER_PREFIX)
 
 
 class HoldError(Exception):
@@ -99,31 +115,36 @@ def _placed(value) -> Placed:
     return Placed(provider, dict(resources))
 
 
-def hold(placement: pc.PlacementClient,
-         decision: typing.Mapping[str, typing.Any],
-         project_id: str, user_id: str, lease_seconds: float,
-         now: typing.Optional[datetime.datetime] = None) -> Hold:
-    """Hold a whole decision in one atomic ``POST /allocations``.
-
-    :param placement: our Placement client.
-    :param decision: server name -> :class:`Placed` or
-        ``(provider uuid, {resource class: amount})``.
-    :param project_id: the tenant's project (holds count in its usages).
-    :param user_id: the tenant's user.
-    :param lease_seconds: how long the hold lives unless renewed.
-    :raises RedecideError: Placement answered 409; nothing is held.
-    """
+def new(decision: typing.Mapping[str, typing.Any], project_id: str,
+        user_id: str, expires_at: datetime.datetime,
+        id: typing.Optional[str] = None) -> Hold:
+    """The record of a hold not written yet: one new consumer uuid per
+    server of ``decision`` (so that it can be stored before the holds
+    exist, see :func:`write`)."""
     if not decision:
         raise ValueError('decision: no server to hold')
-    expires = _lease(lease_seconds, now)
-    consumers = {name: str(uuid.uuid4()) for name in decision}
+    return Hold(id or str(uuid.uuid4()), project_id, user_id,
+                {name: _consumer() for name in decision}, expires_at)
+
+
+def write(placement: pc.PlacementClient, record: Hold,
+          decision: typing.Mapping[str, typing.Any]) -> Hold:
+    """Write the holds of ``record`` in one atomic ``POST /allocations``.
+
+    :param decision: server name -> :class:`Placed` or
+        ``(provider uuid, {resource class: amount})``; the same servers as
+        ``record.consumers``.
+    :raises RedecideError: Placement answered 409; nothing is held.
+    :raises PlacementError: any other failure; whether anything is held
+        is unknown unless Placement answered (``status`` not 0).
+    """
     body = {}
     for name, value in decision.items():
         placed = _placed(value)
-        body[consumers[name]] = {
+        body[record.consumers[name]] = {
             'allocations': {placed.provider: {
                 'resources': dict(placed.resources)}},
-            'project_id': project_id, 'user_id': user_id,
+            'project_id': record.project_id, 'user_id': record.user_id,
             'consumer_generation': None,
             'consumer_type': CONSUMER_TYPE}
     try:
@@ -133,7 +154,27 @@ def hold(placement: pc.PlacementClient,
         if exc.status == 409:
             raise RedecideError(decision) from None
         raise
-    return Hold(str(uuid.uuid4()), project_id, user_id, consumers, expires)
+    return record
+
+
+def hold(placement: pc.PlacementClient,
+         decision: typing.Mapping[str, typing.Any],
+         project_id: str, user_id: str, lease_seconds: float,
+         now: typing.Optional[datetime.datetime] = None) -> Hold:
+    """Hold a whole decision in one atomic ``POST /allocations``
+    (:func:`new`, then :func:`write`).
+
+    :param placement: our Placement client.
+    :param decision: server name -> :class:`Placed` or
+        ``(provider uuid, {resource class: amount})``.
+    :param project_id: the tenant's project (holds count in its usages).
+    :param user_id: the tenant's user.
+    :param lease_seconds: how long the hold lives unless renewed.
+    :raises RedecideError: Placement answered 409; nothing is held.
+    """
+    record = new(decision, project_id, user_id,
+                 _lease(lease_seconds, now))
+    return write(placement, record, decision)
 
 
 def release(placement: pc.PlacementClient, record: Hold,
@@ -195,3 +236,36 @@ def reap(placement: pc.PlacementClient, records: typing.Iterable[Hold],
         release(placement, record)
         done.append(record)
     return done
+
+
+def orphans(placement: pc.PlacementClient,
+            known: typing.Callable[[typing.AbstractSet[str]],
+                                   typing.AbstractSet[str]]
+            ) -> typing.List[str]:
+    """Give back every hold consumer in Placement that no stack record
+    knows (its record was deleted, or its write landed after the record
+    was given up): one ``GET`` per resource provider, one per candidate.
+
+    :param known: of some consumer uuids, those a stored decision still
+        holds. Called after Placement was read: a hold is always recorded
+        before it is written, so a hold seen in Placement and unknown then
+        is an orphan.
+    :returns: the consumers released.
+    :raises PlacementError: Placement failed; the next sweep retries.
+    """
+    found: typing.Set[str] = set()
+    for provider in placement.list_providers():
+        allocations = placement.request(
+            'GET', f'/resource_providers/{provider["uuid"]}/allocations'
+        ).json()['allocations']
+        found.update(c for c in allocations if is_hold_consumer(c))
+    released = []
+    for consumer in sorted(found - set(known(found))):
+        resp = placement.request('GET', f'/allocations/{consumer}',
+                                 version=HOLD_VERSION)
+        if resp.json().get('consumer_type') != CONSUMER_TYPE:
+            continue
+        placement.request('DELETE', f'/allocations/{consumer}',
+                          version=HOLD_VERSION, ok=(204, 404))
+        released.append(consumer)
+    return released

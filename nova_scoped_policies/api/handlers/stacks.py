@@ -48,13 +48,21 @@ def _now() -> datetime.datetime:
 
 def _begin(req: webob.Request):
     """(context, service, stack store) of a ``/stacks`` request; 404
-    before microversion 1.1, as Placement answers for newer routes."""
+    before microversion 1.1, as Placement answers for newer routes.
+
+    Expired holds are released first; when Placement does not answer
+    them, a request that changes something answers 503 at once (it would
+    need Placement too), a read goes on."""
     if not microversion.require(req.environ, VERSION):
         raise webob.exc.HTTPNotFound(
             explanation='The resource could not be found.')
     context, service = util.env(req)
     store = stack_db.StackStore(service.store)
-    reap(service, store)
+    try:
+        reap(service, store)
+    except webob.exc.HTTPServiceUnavailable:
+        if req.method not in ('GET', 'HEAD'):
+            raise
     return context, service, store
 
 
@@ -73,27 +81,63 @@ def _release(service, record: stack_db.StackRecord, names=None) -> list:
 
 
 def reap(service, store: stack_db.StackStore) -> int:
-    """Release the holds of every decision whose lease ran out.
+    """Release the holds of every decision whose lease ran out, and of
+    every decision whose holds Placement never confirmed (``holding``
+    past its deadline: released, then its record deleted).
 
     :returns: how many decisions were released.
+    :raises webob.exc.HTTPServiceUnavailable: Placement did not answer;
+        the others wait for the next run (one call that times out per
+        run, never one per decision).
     """
     done = 0
     for record in store.expired(_now()):
+        held = holds.Hold.of_record(record)
+        names = list(held.consumers)
         try:
-            names = _release(service, record)
-        except webob.exc.HTTPServiceUnavailable as exc:
+            holds.release(service.placement, held)
+        except pc.PlacementError as exc:
             LOG.warning('Stack %s: lease expired, holds not released yet: '
-                        '%s', record.id, exc.explanation)
+                        '%s', record.id, exc)
+            if exc.status == 0:   # no answer: the others would wait too
+                raise webob.exc.HTTPServiceUnavailable(
+                    explanation=f'cannot release expired holds: Placement '
+                    f'answered {exc}')
             continue
-        record = store.update(record.id, status=stack_db.EXPIRED,
-                              servers=names, state=stack_db.RELEASED,
-                              only_from=stack_db.HELD)
+        try:
+            if record.status == stack_db.HOLDING:
+                store.delete(record.id, holding=True)
+                LOG.warning('Stack %s: Placement never confirmed its %d '
+                            'holds; released them', record.id, len(names))
+                done += 1
+                continue
+            record = store.update(record.id, status=stack_db.EXPIRED,
+                                  servers=names, state=stack_db.RELEASED,
+                                  only_from=stack_db.HELD, if_held=True)
+        except stack_db.Gone:
+            continue   # deleted meanwhile: its holds went with it
+        if record.status != stack_db.EXPIRED:
+            continue   # confirmed or booted meanwhile: nothing expired
         service.notifications.emit('stack.expire', payloads.of_stack(
             record, record.phase))
         LOG.info('Stack %s: lease expired, released %d holds', record.id,
                  len(names))
         done += 1
     return done
+
+
+def sweep(service, store: stack_db.StackStore) -> int:
+    """Give back every hold in Placement whose stack record is gone
+    (``stack_sweep_interval``; see :func:`holds.orphans`).
+
+    :returns: how many holds were given back.
+    :raises pc.PlacementError: Placement failed.
+    """
+    released = holds.orphans(service.placement, store.known_consumers)
+    if released:
+        LOG.warning('Gave back %d holds of stack decisions no record '
+                    'knows: %s', len(released), ', '.join(released))
+    return len(released)
 
 
 def _record(req, action: str) -> stack_db.StackRecord:
@@ -170,16 +214,19 @@ def create_stack(req: webob.Request) -> webob.Response:
     try:
         outcome = stack_service.decide_and_hold(
             stack, decisions.Source(service, project, admin),
-            decisions.Holder(service.placement, project, user),
-            decisions.Recorder(store, data, project, user),
+            decisions.Holder(service, store, data, project, user),
+            decisions.Recorder(store),
             service.conf.scoped_policies_api.stack_time_limit,
             workers=service.conf.scoped_policies_api.stack_workers)
     except model.StackError as exc:
-        raise webob.exc.HTTPBadRequest(explanation=str(exc))
+        raise webob.exc.HTTPBadRequest(explanation=visibility.in_own_words(
+            visibility.viewer(req), topology, str(exc)))
     except solver.SolverUnavailable as exc:
         raise webob.exc.HTTPNotImplemented(explanation=str(exc))
     except stack_service.Infeasible as exc:
-        raise _infeasible(exc.reason)
+        # the solver reads real ids; the tenant reads back its own
+        raise _infeasible(visibility.in_own_words(
+            visibility.viewer(req), topology, exc.reason))
     record = outcome.record
     service.notify(req, 'stack.decide', payloads.of_stack(record,
                                                           record.phase))

@@ -274,3 +274,72 @@ def test_the_published_page_lists_every_event_and_payload():
     for event, (cls, priority) in notifications.EVENTS.items():
         assert f'``{event}``' in text, event
         assert f'``{cls.obj_name()}``' in text, cls
+
+
+def test_a_broker_outage_is_logged_once_and_what_waited_is_sent(
+        vhost, caplog):
+    """The real RabbitMQ behind the fault proxy, refusing for a while
+    (#37): writes answer and are stored; the log says once that the
+    broker does not take notifications and once that it does again, with
+    how many were dropped, and no traceback; what waited in the queue
+    arrives after the outage, in order."""
+    import logging
+    from tests import fault_proxy
+    # the senders of earlier tests' emitters finish first (they log)
+    for thread in threading.enumerate():
+        if thread.name == notifications.SENDER:
+            thread.join(60)
+    proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
+    url = vhost.replace('127.0.0.1:5672', f'127.0.0.1:{proxy.port}')
+    received = Received(vhost)
+    app = _app(url, retry=0, queue_size=3)
+    emitter = app.service.notifications
+
+    def scope(name):
+        call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
+            'name': name, 'aggregates': []}}, ADMIN, 201)
+    try:
+        scope('before')
+        received.wait(1)
+        caplog.clear()
+        caplog.set_level(logging.INFO)
+        proxy.refuse()
+        scope('out0')
+        for _ in range(600):       # the sender found the broker gone
+            if emitter.failing:
+                break
+            time.sleep(0.1)
+        assert emitter.failing
+        # the sender holds out0; three wait in the queue, one is dropped
+        for name in ('out1', 'out2', 'out3', 'out4'):
+            scope(name)
+        listed = call(app, 'GET', '/os-policy-scopes', None, ADMIN, 200)
+        assert {f'out{i}' for i in range(5)} <= {
+            s['name'] for s in listed['policy_scopes']}
+        proxy.passing()
+        got = received.wait(5)
+        emitter.flush()
+    finally:
+        emitter.close(timeout=5)
+        received.stop()
+        proxy.stop()
+        # oslo.config shares a group's overrides between configurations
+        for key in ('retry', 'queue_size'):
+            app.service.conf.clear_override(
+                key, group='scoped_policies_notifications')
+    assert [p['nova_scoped_policies_object.data']['name']
+            for _, _, p, _ in got] == ['before', 'out0', 'out1', 'out2',
+                                       'out3']
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [r.getMessage().split(';')[0] for r in loud] == [
+        r.getMessage().split(';')[0] for r in loud if
+        r.name == notifications.__name__], [r.getMessage() for r in loud]
+    messages = [r.getMessage() for r in loud]
+    assert len(messages) == 3, messages
+    assert messages[0].startswith('Notifications: the broker does not '
+                                  'take them')
+    assert 'queue of 3 is full' in messages[1]
+    assert 'takes them again' in messages[2] and \
+        '1 dropped meanwhile' in messages[2]
+    assert not any(r.exc_info for r in caplog.records)
+    assert emitter.dropped == 1

@@ -62,3 +62,43 @@ def test_server_group(client, requests_mock, status, body, group):
     assert client.server_group('s') == group
     assert requests_mock.last_request.headers[
         'OpenStack-API-Version'] == 'compute 2.71'
+
+
+def test_a_silent_nova_is_503_in_bounded_time():
+    """Nova accepts the connection and never answers (a blackholing
+    proxy): the call gives up after ``[scoped_policies_api]
+    read_timeout`` (#37), with a 503 naming Nova."""
+    import threading
+    from tests import fault_proxy
+    with fault_proxy.FaultProxy(('127.0.0.1', 9)) as proxy:
+        proxy.blackhole()
+        conf = fx.make_conf(connect_timeout=1, read_timeout=1)
+        conf.set_override('auth_type', 'none', group='nova')
+        conf.set_override('endpoint_override',
+                          f'http://127.0.0.1:{proxy.port}/v2.1',
+                          group='nova')
+        client = nova.NovaGroups.from_conf(conf)
+        found = []
+
+        def read():
+            try:
+                client.members('g')
+            except webob.exc.HTTPServiceUnavailable as exc:
+                found.append(exc.explanation)
+        reader = threading.Thread(target=read, daemon=True)
+        try:
+            reader.start()
+            reader.join(30)   # the issue's bound; unbounded, never ends
+        finally:
+            _clear(conf, nova=('auth_type', 'endpoint_override'),
+                   scoped_policies_api=('connect_timeout', 'read_timeout'))
+        assert not reader.is_alive()
+    assert found and 'from Nova' in found[0]
+
+
+def _clear(conf, **groups):
+    """oslo.config shares the overrides of a group object between the
+    configurations that register it: take ours back."""
+    for group, keys in groups.items():
+        for key in keys:
+            conf.clear_override(key, group=group)

@@ -155,3 +155,66 @@ def test_no_group_on_a_deleted_scope_and_no_leak(cluster):
         http.delete(f'{cluster[0]}/os-policy-scopes/{name}', headers=ADMIN,
                     timeout=30)
     assert (dangling, leaks) == (0, 0)
+
+
+RACE_STACKS = 3
+STACK_VERSION = {'OpenStack-API-Version': 'scoped-policies 1.2'}
+
+
+def test_racing_stack_actions_lose_with_409_not_500(cluster):
+    """Confirm, boot_member, renew and delete on the same stacks at once,
+    spread over the processes (#37: StaleDataError answered 500): each
+    answers what it did, or 409 naming the state it found, or 404 when
+    the stack was gone before it began."""
+    headers = dict(A, **STACK_VERSION)
+    http = requests.Session()
+    http.trust_env = False
+    found = []
+    for r in range(2):
+        stacks = []
+        for n in range(RACE_STACKS):
+            resp = http.post(f'{cluster[0]}/stacks', headers=headers,
+                             timeout=60, json={'stack': {
+                                 'name': f'race{r}{n}', 'group': {
+                                     'name': 'web', 'servers': {
+                                         'count': 2, 'flavor': {'resources': {
+                                             'VCPU': 1}}}}}})
+            assert resp.status_code == 201, resp.text
+            stacks.append(resp.json()['stack']['id'])
+        calls = []
+        for n, stack in enumerate(stacks):
+            path = f'/stacks/{stack}'
+            calls += [
+                ('POST', path + '/action', {'confirm': None}, headers),
+                # as the scheduler does it (its credentials)
+                ('POST', path + '/action', {'boot_member': {
+                    'name': 'web-1', 'instance_uuid': _uuid(5000 + n)}},
+                 dict(ADMIN, **STACK_VERSION)),
+                ('POST', path + '/action', {'renew': None}, headers),
+                ('DELETE', path, None, headers)]
+        found += _fire_bodies(cluster, calls)
+    codes = sorted({code for code, _ in found})
+    assert set(codes) <= {200, 204, 404, 409}, found
+    for code, detail in found:
+        if code == 409:
+            assert 'found deleted' in detail, detail
+    # every stack is gone and nothing stays held in Placement
+    left = http.get(f'{cluster[0]}/stacks', headers=headers, timeout=30)
+    assert left.json()['stacks'] == []
+
+
+def _fire_bodies(apis, calls):
+    """As :func:`_fire`, with each answer's error detail."""
+    http = requests.Session()
+    http.trust_env = False
+    targets = itertools.cycle(apis)
+
+    def one(call):
+        method, path, body, headers = call
+        resp = http.request(method, next(targets) + path, json=body,
+                            headers=headers, timeout=60)
+        detail = resp.json()['errors'][0]['detail'] \
+            if resp.status_code >= 400 else ''
+        return resp.status_code, detail
+    with concurrent.futures.ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(one, calls))

@@ -23,6 +23,7 @@ B = {'X-Project-Id': fx.PROJECTS['PROJECT_B'], 'X-Roles': 'member'}
 AGG = fx.AGGREGATES
 I1, I2, I3 = (fx.INSTANCES[i][0] for i in ('I1', 'I2', 'I3'))
 G1, G2 = fx.GROUPS['GROUP_1'], fx.GROUPS['GROUP_2']
+ZONE_X_FOR_A = fx.environment()['ZONE_X_FOR_A']
 
 
 class Client:
@@ -80,13 +81,31 @@ TENANT_REQUESTS = [
      {'add_aggregate': {'aggregate': AGG['RACK_C']}}),
     ('POST', '/os-server-groups',
      {'server_group': {'id': G2, 'policies': ['affinity:rack:x']}}),
+    # stacks that do not fit in the tenant's own zone: the 409 names the
+    # zone as the tenant wrote it (#37), at the root and in a nested leaf
+    ('POST', '/stacks', {'stack': {'name': 'big', 'group': {
+        'name': 'web', 'policies': [f'affinity:zone:{ZONE_X_FOR_A}'],
+        'servers': {'count': 4, 'flavor': {'resources': {'VCPU': 6}}}}}}),
+    ('POST', '/stacks', {'stack': {'name': 'big', 'group': {
+        'name': 'app', 'members': [
+            {'name': 'db', 'servers': {'count': 1, 'flavor': {
+                'resources': {'VCPU': 1}}}},
+            {'name': 'web', 'policies': [f'affinity:zone:{ZONE_X_FOR_A}'],
+             'servers': {'count': 4, 'flavor': {
+                 'resources': {'VCPU': 6}}}}]}}}),
+    ('POST', '/stacks', {'stack': {'name': 'big', 'group': {
+        'name': 'web', 'policies': ['anti-affinity:rack'],
+        'servers': {'count': 4, 'flavor': {'resources': {'VCPU': 1}}}}}}),
 ]
+STACK_VERSION = {'OpenStack-API-Version': 'scoped-policies 1.2'}
 
 
 @pytest.mark.parametrize('headers', [A, B], ids=['owner', 'other'])
 @pytest.mark.parametrize('method, path, body', TENANT_REQUESTS)
 def test_tenants_never_see_real_ids_of_hidden_scopes(api, headers, method,
                                                      path, body):
+    if path.startswith('/stacks'):
+        headers = dict(headers, **STACK_VERSION)
     status, text = api(method, path, headers, body)
     assert status < 500
     for hidden in (AGG['RACK_A'], AGG['RACK_B'], AGG['RACK_C'],
@@ -94,6 +113,17 @@ def test_tenants_never_see_real_ids_of_hidden_scopes(api, headers, method,
         assert hidden not in text, (status, text)
     for host in fx.HOSTS:
         assert f'"{host}"' not in text and f' {host},' not in text
+
+
+def test_a_stack_that_does_not_fit_names_the_tenants_own_zone(api):
+    """The 409 of a stack names the domain in the tenant's identifier,
+    in a nested leaf too (#37: it named the real aggregate)."""
+    for request in TENANT_REQUESTS[-3:-1]:
+        status, text = api('POST', '/stacks', dict(A, **STACK_VERSION),
+                           request[2])
+        assert status == 409, text
+        detail = json.loads(text)['errors'][0]['detail']
+        assert f'affinity:zone:{ZONE_X_FOR_A} cannot be met' in detail
 
 
 def _audit(api, headers):

@@ -425,3 +425,60 @@ def test_several_locks_are_taken_in_order_and_given_back(monkeypatch):
     finally:
         conf.clear_override('coordination_lock_timeout',
                             group='scoped_policies')
+
+
+@pytest.mark.parametrize('url, expected', [
+    ('redis://127.0.0.1:6379',
+     'redis://127.0.0.1:6379?socket_timeout=8&socket_connect_timeout=8'),
+    ('redis://:secret@r:6379/0?socket_timeout=2',
+     'redis://:secret@r:6379/0?socket_timeout=2&socket_connect_timeout=8'),
+    ('etcd3+http://127.0.0.1:2379', 'etcd3+http://127.0.0.1:2379'),
+])
+def test_every_redis_socket_call_is_bounded(url, expected):
+    assert coordination._bounded_url(url, 7.5) == expected
+
+
+def test_the_log_names_the_backend_without_credentials():
+    assert coordination._shown('redis://:secret@r:6379/0?x=1') == \
+        'redis://r:6379/0'
+
+
+def test_a_silent_lock_service_fails_closed_within_the_timeout(
+        monkeypatch):
+    """A backend whose calls never return (Redis accepting connections
+    and never answering, #37): the boot fails within
+    coordination_lock_timeout, the reason names the lock service, and
+    the next boot connects afresh."""
+    released = threading.Event()
+    stopped = threading.Event()
+
+    class Silent:
+        url = 'redis://127.0.0.1:1'
+
+        def lock(self, name):
+            return self
+
+        def acquire(self, blocking=True):
+            released.wait()      # never answers (until the test ends)
+            return True
+
+        def release(self):
+            pass
+
+        def stop(self):
+            stopped.set()
+    silent = Silent()
+    monkeypatch.setattr(coordination, '_coordinator', silent)
+    monkeypatch.setattr(coordination, 'coordinator', lambda: silent)
+    conf = coordination.CONF
+    conf.set_override('coordination_lock_timeout', 0.2,
+                      group='scoped_policies')
+    try:
+        with pytest.raises(exception.NoValidHost, match='lock service'):
+            coordination._acquired([uuids.group])
+        assert stopped.wait(5)
+        assert coordination._coordinator is None
+    finally:
+        released.set()
+        conf.clear_override('coordination_lock_timeout',
+                            group='scoped_policies')
