@@ -364,6 +364,12 @@ class HostColumns:
                 self._inventory(rc).use(i, n)
         self._traits: typing.Dict[str, np.ndarray] = {}
         self._aggregates: typing.Dict[str, np.ndarray] = {}
+        # aggregate -> its hosts' positions (a mask is made of it when a
+        # query first names the aggregate)
+        self._members: typing.Dict[str, typing.List[int]] = {}
+        for i, provider in enumerate(self.providers):
+            for aggregate in provider.aggregates:
+                self._members.setdefault(aggregate, []).append(i)
         self.nodes = _Nodes(sim, self.names)
         # hosts alike in their aggregates' metadata share a multiplier
         keys: typing.Dict[frozenset, int] = {}
@@ -393,9 +399,9 @@ class HostColumns:
     def _aggregate(self, aggregate: str) -> np.ndarray:
         found = self._aggregates.get(aggregate)
         if found is None:
-            found = self._aggregates[aggregate] = np.fromiter(
-                (aggregate in p.aggregates for p in self.providers), bool,
-                len(self.providers))
+            found = self._aggregates[aggregate] = np.zeros(
+                len(self.providers), bool)
+            found[self._members.get(aggregate, [])] = True
         return found
 
     def host_state(self, at: int) -> host_manager.HostState:
