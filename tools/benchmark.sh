@@ -5,10 +5,12 @@
 # all (the default): every suite in turn; --quick shortens P1, P3, P5, P6.
 # filters (P1): our group filter + weigher vs nova's.
 # request_filters (P2): request-filter cost and real-Placement candidates.
-# simulator (P3): simulate as a user waits (start to exit) and in-process
-#   at 5,000 hosts for requests of 5 and of 40, 100,000 hosts with peak
-#   memory, on a uniform and a varied world; both engines' decisions at
-#   1,000 hosts; fake vs real Placement.
+# simulator (P3): first the cloud world (benchmarks/worlds.py: host sizes,
+#   traits, usage differing host by host, groups of every policy kind):
+#   simulate as a user waits (start to exit) and in-process at 5,000 hosts
+#   and 5,000 placements, 50,000 hosts with peak memory, both engines'
+#   decisions at 1,000 hosts; then the uniform world (requests of 5 and 40,
+#   100,000 hosts); fake vs real Placement.
 # concurrency (P4): concurrent group boots in nova's functional harness,
 #   ours (anti-affinity:rack + lock) vs nova's anti-affinity; boots/s ratio.
 # stacks (P5): joint decisions vs one at a time on 200 random stacks;
