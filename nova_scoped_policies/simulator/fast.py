@@ -211,13 +211,12 @@ class _Inventory:
         self.min_unit = np.ones(size, np.int64)
         self.max_unit = np.zeros(size, np.int64)
         self.step = np.ones(size, np.int64)
-        self.used = np.zeros(size, np.int64)
-        self.free = np.zeros(size, np.int64)     # capacity - used
+        self.free = np.zeros(size, np.int64)     # capacity - usage
         # amount -> the hosts whose inventory takes it (units and step)
         self._takes: typing.Dict[int, np.ndarray] = {}
 
     def use(self, at: int, used: int) -> None:
-        self.used[at] = used
+        """Host ``at`` now has ``used`` of the class allocated."""
         self.free[at] = self.capacity[at] - used
 
     def fits(self, amount: int, at=slice(None)) -> np.ndarray:
@@ -244,7 +243,6 @@ class Boot:
     def __init__(self, hosts: 'HostColumns', query: model.CandidateQuery,
                  mask: np.ndarray) -> None:
         self.hosts = hosts
-        self.query = query
         self.at = np.flatnonzero(mask)
         self.resources = dict(query.resources)
         # filter position -> the verdict of a filter every host shares
