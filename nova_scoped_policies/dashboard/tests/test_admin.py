@@ -146,7 +146,10 @@ class RepairsTest(helpers.AdminTestCase):
                             ({'kind': 'all', 'fingerprint': 'f1',
                               'moves': []}, 'moves'),
                             ({'kind': 'all', 'fingerprint': 'f1',
-                              'moves': [{'server': data.I2}]}, 'from'),
+                              'moves': [data.MOVE_1, {'server': data.I2}]},
+                             'moves[1]'),
+                            ({'kind': 'all', 'fingerprint': 'f1',
+                              'moves': ['h-b']}, 'moves[0]'),
                             ({'kind': 'all', 'moves': [data.MOVE_2]},
                              'fingerprint')):
             res = self.client.post(APPLY, json.dumps(body),

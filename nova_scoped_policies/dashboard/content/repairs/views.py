@@ -3,6 +3,7 @@ apply the plan as one repair task of the policy API, whose progress the
 page reads about once a second: each move shows as it runs and ends."""
 
 import json
+import typing
 
 from django import http
 from django.urls import reverse
@@ -101,10 +102,7 @@ class ApplyView(generic.View):
         try:
             data = json.loads(request.body)
             target = api.Target.of(data['kind'], data.get('id'))
-            moves = data['moves']
-            if not isinstance(moves, list) or not moves:
-                raise ValueError('moves: a list of at least one move')
-            moves = [api.Move.of(m) for m in moves]
+            moves = _moves(data['moves'])
             fingerprint = str(data['fingerprint'])
         except (ValueError, KeyError, TypeError) as exc:
             return _refused(400, f'body: {exc}')
@@ -136,6 +134,23 @@ class TaskView(generic.View):
         except api.APIError as exc:
             return _refused(exc.status, exc.detail)
         return http.JsonResponse({'task': task_json(task)}, status=202)
+
+
+def _moves(body) -> typing.List[api.Move]:
+    """The moves of an apply's body.
+
+    :raises ValueError: naming the move that is not one.
+    """
+    if not isinstance(body, list) or not body:
+        raise ValueError('moves: a list of at least one move')
+    found = []
+    for i, move in enumerate(body):
+        try:
+            found.append(api.Move.of(move))
+        except (KeyError, TypeError):
+            raise ValueError(f'moves[{i}]: an object with server, from '
+                             'and to')
+    return found
 
 
 def _task_url(task_id: str) -> str:
