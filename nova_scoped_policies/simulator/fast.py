@@ -1,7 +1,7 @@
 """The fast engine: every host a row of columns, every request one pass.
 
 ``simulate --engine fast`` makes the same decisions as the nova engine
-(:class:`~nova_scoped_policies.simulator.runner.EveryHost`) for clouds of
+(:class:`~nova_scoped_policies.simulator.scheduling.EveryHost`) for clouds of
 tens of thousands of hosts whose usage differs host by host. What it
 keeps: our request filters, nova's ``resources_from_request_spec``, the
 fake Placement's own query parser, the configured filters and weighers
@@ -75,6 +75,7 @@ from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.scheduler.weights import base as our_weighers
 from nova_scoped_policies.simulator import embedded
 from nova_scoped_policies.simulator import runner
+from nova_scoped_policies.simulator import scheduling
 from nova_scoped_policies.simulator import specs
 
 CONF = cfg.CONF
@@ -164,7 +165,7 @@ def _query_key(spec) -> typing.Optional[tuple]:
             'is_bfv' in spec and spec.is_bfv)
 
 
-_SHARED_ATTRIBUTES = runner.ALIKE_ATTRIBUTES - {'disk_mb_used'}
+_SHARED_ATTRIBUTES = scheduling.ALIKE_ATTRIBUTES - {'disk_mb_used'}
 """HostState attributes with one value on every simulated host (the
 disk used follows from its own usage)."""
 _STATE_ATTRIBUTES = frozenset(dir(host_manager.HostState('h', 'n', None)))
@@ -173,19 +174,19 @@ extra specs)."""
 
 
 class _Nodes:
-    """What nova's weighers read of every host (:class:`runner.Node`), as
+    """What nova's weighers read of every host (:class:`scheduling.Node`), as
     columns in host-name order, kept up to date as HostStates change;
     and what CPUWeigher makes of them, ``vcpus_total *
     cpu_allocation_ratio - vcpus_used`` (the same float operations)."""
 
     CPU_RATIO = 1.0   # every simulated HostState's cpu_allocation_ratio
 
-    def __init__(self, sim: runner.Simulation, names: typing.List[str]
-                 ) -> None:
-        rows = [sim.node(name) for name in names]
+    def __init__(self, nova: scheduling.NovaScheduler,
+                 names: typing.List[str]) -> None:
+        rows = [nova.node(name) for name in names]
         # float64 holds these whole numbers exactly, and nova's
         # normalisation turns them into floats first
-        for i, field in enumerate(runner.Node._fields):
+        for i, field in enumerate(scheduling.Node._fields):
             setattr(self, field, np.fromiter((r[i] for r in rows),
                                              np.float64, len(rows)))
         self.vcpus_free = self.vcpus_total * self.CPU_RATIO - self.vcpus_used
@@ -193,9 +194,9 @@ class _Nodes:
         # weighs every host 0 without them
         self.busy = int(np.count_nonzero(self.num_io_ops))
 
-    def update(self, at: int, node: runner.Node) -> None:
+    def update(self, at: int, node: scheduling.Node) -> None:
         self.busy -= bool(self.num_io_ops[at])
-        for field, value in zip(runner.Node._fields, node):
+        for field, value in zip(scheduling.Node._fields, node):
             getattr(self, field)[at] = value
         self.busy += bool(node.num_io_ops)
         self.vcpus_free[at] = \
@@ -294,9 +295,10 @@ class HostColumns:
     def __init__(self, sim: runner.Simulation,
                  app: fake.FakePlacement) -> None:
         self.sim = sim
+        self.nova = sim.nova
         self.app = app
         self.placement = app.model
-        self._version = fake.parse_version(runner.QUERY_VERSION)
+        self._version = fake.parse_version(scheduling.QUERY_VERSION)
         self._dirty: typing.Set[str] = set()
         self._multipliers: typing.Dict[
             int, typing.Union[None, float, np.ndarray]] = {}
@@ -317,7 +319,7 @@ class HostColumns:
     def create(self, member_of: typing.Mapping[str, typing.List[str]],
                progress: runner.Progress) -> None:
         """Create the hosts' providers in the fake's model, as
-        :meth:`runner.EveryHost.create` does through its API, without
+        :meth:`scheduling.EveryHost.create` does through its API, without
         a request per provider and field."""
         placement = self.placement
         # the model replaces these values, never changes them in place:
@@ -339,7 +341,7 @@ class HostColumns:
             traits = ('traits',) + tuple(host.traits)
             if traits not in shared:
                 shared[traits] = frozenset(host.traits) | frozenset(
-                    runner.NOVA_TRAITS)
+                    scheduling.NOVA_TRAITS)
             placement.set_traits(host.uuid, provider.generation,
                                  shared[traits])
             if member_of.get(host.name):
@@ -382,7 +384,7 @@ class HostColumns:
         for i, provider in enumerate(self.providers):
             for aggregate in provider.aggregates:
                 self._members.setdefault(aggregate, []).append(i)
-        self.nodes = _Nodes(sim, self.names)
+        self.nodes = _Nodes(self.nova, self.names)
         # hosts alike in their aggregates' metadata share a multiplier
         keys: typing.Dict[frozenset, int] = {}
         metadata = {a.uuid: a.metadata for a in sim.scenario.aggregates}
@@ -418,7 +420,7 @@ class HostColumns:
 
     def host_state(self, at: int) -> host_manager.HostState:
         name = self.names[at]
-        return self.sim.host_state(name, self.sim.uuid_of[name])
+        return self.nova.host_state(name, self.sim.uuid_of[name])
 
     # -- the world changes -----------------------------------------------
 
@@ -446,7 +448,7 @@ class HostColumns:
                 self._dirty.add(host)
             changed.clear()
         if self._dirty:
-            node = self.sim.node
+            node = self.nova.node
             for host in self._dirty:
                 self.nodes.update(index[host], node(host))
             self._dirty.clear()
@@ -456,11 +458,11 @@ class HostColumns:
     def query(self, spec) -> Boot:
         """The boot's candidates, from the fake's query parser and its
         candidate rules applied to the columns."""
-        self.sim.filter_request(spec)
+        self.nova.filter_request(spec)
         key = _query_key(spec)
         querystring = self._querystrings.get(key) if key else None
         if querystring is None:
-            querystring = self.sim.query_of(spec)
+            querystring = self.nova.query_of(spec)
             if key:
                 if len(self._querystrings) >= _KEPT:
                     self._querystrings.clear()
@@ -471,7 +473,7 @@ class HostColumns:
             mask = self._fitting(query, slice(None))
         else:
             mask = self._first(query, max(query.limit, 0))
-        self._reach(self.sim.reach(spec), mask)
+        self._reach(self.nova.reach(spec), mask)
         return Boot(self, query, mask)
 
     def _fitting(self, query: model.CandidateQuery, at) -> np.ndarray:
@@ -597,7 +599,7 @@ class HostColumns:
         """The candidates of ``boot`` that pass every filter, in
         order."""
         at = boot.at
-        for position, filter_ in enumerate(self.sim.filters):
+        for position, filter_ in enumerate(self.nova.filters):
             if not len(at):
                 break
             if not filter_.run_filter_for_index(index):
@@ -614,7 +616,7 @@ class HostColumns:
                 passes = boot.uniform.get(position)
                 if passes is None:
                     passes = boot.uniform[position] = bool(
-                        self.sim.filter_handler.get_filtered_objects(
+                        self.nova.filter_handler.get_filtered_objects(
                             [filter_], [self.host_state(int(at[0]))],
                             spec, index))
                 if not passes:
@@ -630,7 +632,7 @@ class HostColumns:
             own, other = self._asked(at, special)
             asked = at[own].tolist() + ([int(at[other])] if other >= 0
                                         else [])
-            passed = {h.host for h in self.sim.filter_handler
+            passed = {h.host for h in self.nova.filter_handler
                       .get_filtered_objects([filter_], [
                           self.host_state(i) for i in asked], spec, index)
                       or ()}
@@ -825,7 +827,7 @@ class HostColumns:
         add to a weight: not those whose multiplier is 0 on every host,
         nor those that weigh every simulated host alike and clamp
         nothing (nova normalises their weights to 0)."""
-        weighers = self.sim.weighers
+        weighers = self.nova.weighers
         if self._plan is None or self._plan[0] is not weighers:
             found = []
             for i, weigher in enumerate(weighers):
@@ -941,7 +943,7 @@ class HostColumns:
         return self.placement.claim(
             uuid, {rp: data['resources']
                    for rp, data in alloc['allocations'].items()},
-            project, runner.USER)
+            project, scheduling.USER)
 
 
 class FastSimulation(runner.Simulation):

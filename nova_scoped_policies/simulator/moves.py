@@ -38,14 +38,15 @@ def move(sim, server: str, why: str,
         sim.fail_servers([server], {}, refused, why)
         return False
     launch = record['launch']
-    spec = specs.for_move(sim.spec(launch.alone(server)), record['uuid'],
+    nova = sim.nova
+    spec = specs.for_move(nova.spec(launch.alone(server)), record['uuid'],
                           source, host)
     migration = sc.stable_uuid('migration', server)
     _move_allocations(sim.placement, record['uuid'], migration)
-    found = sim.schedule(spec, [record['uuid']], launch.project)
+    found = nova.schedule(spec, [record['uuid']], launch.project)
     if not found.chosen:
         _move_allocations(sim.placement, migration, record['uuid'])
-        sim.fail_servers([server], sim.rejections(spec, found.candidates),
+        sim.fail_servers([server], nova.rejections(spec, found.candidates),
                          found.reason, why)
         return False
     sim.placement.delete_allocations(migration)

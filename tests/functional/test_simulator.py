@@ -16,6 +16,7 @@ from nova_scoped_policies.cmd import main as cli
 from nova_scoped_policies.placement import fake
 from nova_scoped_policies.simulator import embedded
 from nova_scoped_policies.simulator import fast
+from nova_scoped_policies.simulator.handlers import boot as boot_handler
 from nova_scoped_policies.simulator import runner
 from nova_scoped_policies.simulator import scenario as sc
 from tests import placement_fixtures as pf
@@ -377,16 +378,19 @@ def test_groups_live_in_the_policy_store():
     seen = {}
     try:
         sim = runner.Simulation(scenario, pf.client_for(fixture))
-        real_boot = sim.boot
+        real_boot = boot_handler.handle
 
-        def boot(request):
-            placed = real_boot(request)
+        def boot(sim, request):
+            placed = real_boot(sim, request)
             stored = sim.store.get_group(scenario.groups['pinned'].uuid)
             seen[request.name] = (stored.document.to_dict(),
                                   list(stored.members))
             return placed
-        sim.boot = boot
-        result = sim.run()
+        boot_handler.handle = boot
+        try:
+            result = sim.run()
+        finally:
+            boot_handler.handle = real_boot
     finally:
         fixture.cleanUp()
     zone_a = '0b7d4a3e-2f0c-4a57-9d55-3f3c8b1f0a11'

@@ -5,6 +5,7 @@ does, alone and with the decision's hints (``scoped_plan``,
 hold back, the filters check the stack's policies. A server booted so
 appears in ``placements`` or ``failures`` as any other."""
 
+from nova_scoped_policies.simulator.handlers import boot
 from nova_scoped_policies.simulator import scenario as sc
 from nova_scoped_policies.simulator import specs
 
@@ -16,7 +17,10 @@ def handle(sim, request: sc.PlanRequest) -> int:
     for server in entry.stack.servers:
         launch = specs.Launch.of_stack_server(entry, server, decision)
         if decision is None:
-            sim.refuse(launch, f'no reserved plan for stack {entry.name}')
+            # the servers exist but never reach the scheduler
+            sim.register(launch)
+            sim.fail_servers(launch.servers, None,
+                             f'no reserved plan for stack {entry.name}')
         else:
-            booted += sim.launch(launch)
+            booted += boot.launch(sim, launch)
     return booted
