@@ -237,15 +237,6 @@ class Simulation:
 
     # -- the requests -----------------------------------------------------
 
-    def _servers(self, request: sc.Request) -> int:
-        """How many servers a request boots (placed or failed)."""
-        if isinstance(request, sc.Boot):
-            return request.count
-        if isinstance(request, sc.PlanRequest) and \
-                request.kind == 'boot_plan':
-            return len(self.scenario.stacks[request.stack].stack.servers)
-        return 0
-
     def run(self, progress: typing.Optional['Progress'] = None) -> dict:
         """Build the world, run every request, return the report data.
 
@@ -275,12 +266,12 @@ class Simulation:
         """Every request in turn (each by its handler), then the report
         data."""
         progress.phase('servers', sum(
-            self._servers(r) for _, r in self.scenario.requests))
+            handlers.servers(self, r) for _, r in self.scenario.requests))
         booted = 0
         with self.scheduler():
             for _, request in self.scenario.requests:
                 booted += handlers.handle(self, request)
-                progress.advance(self._servers(request))
+                progress.advance(handlers.servers(self, request))
             result = {'placements': self.placements,
                       'failures': self.failures, 'audit': self.audit()}
             if self.scenario.stacks:

@@ -2,10 +2,12 @@
 
 The :class:`~nova_scoped_policies.simulator.runner.Simulation` holds the
 world (hosts, servers, groups, Placement, the scheduler's path); each
-request kind is a function of its own module, ``handle(sim, request) ->
-servers placed``, found by the request's ``kind`` in :data:`MODULES`, as
-the fake Placement has a module of handlers per resource. A new verb adds
-a module and a line here.
+request kind is a module of its own, found by the request's ``kind`` in
+:data:`MODULES`, as the fake Placement has a module of handlers per
+resource: ``handle(sim, request) -> servers placed`` runs a request, and
+a kind that boots servers says how many with ``servers(sim, request)``
+(the progress bar's; 0 without it). A new verb adds a module and a line
+here.
 """
 
 import importlib
@@ -34,11 +36,21 @@ when a request of that kind first runs: a scenario pays at start-up only
 for the kinds it has (no repair planner without repairs)."""
 
 
+def _module(kind: str):
+    return importlib.import_module(f'{__name__}.{MODULES[kind]}')
+
+
 def handler(kind: str) -> Handler:
     """The handler of requests of ``kind``."""
-    return importlib.import_module(f'{__name__}.{MODULES[kind]}').handle
+    return _module(kind).handle
 
 
 def handle(sim, request: sc.Request) -> int:
     """Run one request; returns the servers it placed."""
     return handler(request.kind)(sim, request)
+
+
+def servers(sim, request: sc.Request) -> int:
+    """How many servers a request boots (placed or failed)."""
+    count = getattr(_module(request.kind), 'servers', None)
+    return count(sim, request) if count is not None else 0

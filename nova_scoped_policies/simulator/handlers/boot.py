@@ -12,6 +12,10 @@ def handle(sim, request: sc.Boot) -> int:
     return launch(sim, specs.Launch.of_boot(request))
 
 
+def servers(sim, request: sc.Boot) -> int:
+    return request.count
+
+
 def launch(sim, launch: specs.Launch) -> int:
     """Boot the servers of ``launch`` as one request through the
     scheduler, all or nothing; returns the servers placed."""

@@ -10,6 +10,10 @@ from nova_scoped_policies.simulator import scenario as sc
 from nova_scoped_policies.simulator import specs
 
 
+def servers(sim, request: sc.PlanRequest) -> int:
+    return len(sim.scenario.stacks[request.stack].stack.servers)
+
+
 def handle(sim, request: sc.PlanRequest) -> int:
     entry = sim.scenario.stacks[request.stack]
     decision = sim.plans.decisions.get(entry.name)
