@@ -820,8 +820,13 @@ def parse(data: object) -> Scenario:
 
 
 def _as_the_policy_service_would(scenario: Scenario) -> None:
-    """What the policy service refuses: a domain identifier the group's
-    project cannot target, and an instance added to two groups."""
+    """What the policy service refuses, by its own rules: a scope the
+    topology does not define (:func:`registry.undefined_scope`) or a
+    domain identifier the group's project cannot target
+    (:meth:`~.topology.Topology.to_real`), as the API checks a group's
+    policies; a stack's scopes and domains (:func:`stack_model.
+    check_topology`); an instance added to a second group
+    (:func:`_memberships`)."""
     topology = scenario.topology()
     documents = [(f'groups[{i}]', g.project, g.document)
                  for i, g in enumerate(scenario.groups.values())]
@@ -840,32 +845,83 @@ def _as_the_policy_service_would(scenario: Scenario) -> None:
         except stack_model.StackError as exc:
             raise ScenarioError(_stack_path(f'stacks[{i}]', exc.field),
                                 exc.message)
-    # server -> its groups; server -> the group it was added to
-    groups: typing.Dict[str, typing.Set[str]] = {}
+    _memberships(scenario)
+
+
+def _memberships(scenario: Scenario) -> None:
+    """The requests' ``add_member`` and ``remove_member`` through the
+    policy service's own operations (:meth:`.db.api.PolicyStore.
+    add_member`, ``remove_member``) on a scratch store, the server group
+    Nova booted each server into known (as the service asks Nova): what
+    they refuse (an instance in a second group), the scenario refuses,
+    naming the request."""
+    requests = [(path, r) for path, r in scenario.requests
+                if isinstance(r, (Boot, Membership, Delete))]
+    if not any(isinstance(r, Membership) for _, r in requests):
+        return
+    # imported here: only scenarios with memberships need the store
+    from nova_scoped_policies.db import api as store_api
+    from nova_scoped_policies.db import migration
+    store = store_api.PolicyStore('sqlite://')
+    migration.create_scratch(store.engine)
+    try:
+        for name, group in scenario.groups.items():
+            store.create_group(group.uuid, group.project, group.document,
+                               name=name, check_scopes=False)
+        _replay(store, scenario, requests)
+    finally:
+        store.engine.dispose()
+
+
+def _replay(store, scenario: Scenario, requests) -> None:
+    """Each request of ``requests`` (boots, memberships, deletes) in
+    turn, the memberships through ``store``."""
+    from nova_scoped_policies.db import api as store_api
+    # group -> its members as the simulation counts them (booted into it
+    # and not removed, or added); server -> the group Nova booted it into,
+    # the group it was added to
+    members: typing.Dict[str, typing.Set[str]] = {
+        name: set() for name in scenario.groups}
+    booted: typing.Dict[str, str] = {}
     added: typing.Dict[str, str] = {}
-    for path, request in scenario.requests:
-        if isinstance(request, Boot) and request.group:
-            for server in request.servers:
-                groups[server] = {request.group}
-        elif isinstance(request, Membership):
-            mine = groups.setdefault(request.server, set())
-            if request.add and request.group not in mine:
-                owner = added.get(request.server)
-                if owner is not None:
-                    raise ScenarioError(
-                        f'{path}.server', f'{request.server!r}: added to '
-                        f'group {owner!r} already; an instance is in at most '
-                        'one group of the policy service (remove_member it '
-                        'first)')
-                added[request.server] = request.group
-                mine.add(request.group)
-            elif not request.add and request.group in mine:
-                mine.discard(request.group)
-                if added.get(request.server) == request.group:
-                    del added[request.server]
-        elif isinstance(request, Delete):
-            groups.pop(request.server, None)
-            added.pop(request.server, None)
+    for path, request in requests:
+        if isinstance(request, Boot):
+            if request.group:
+                members[request.group].update(request.servers)
+                booted.update((s, request.group) for s in request.servers)
+            continue
+        server = request.server
+        instance = stable_uuid('server', server)
+        if isinstance(request, Delete):
+            if server in added:
+                store.remove_member(scenario.groups[added.pop(server)].uuid,
+                                    instance)
+            booted.pop(server, None)
+            for found in members.values():
+                found.discard(server)
+            continue
+        group = request.group
+        if request.add and server not in members[group]:
+            nova = booted.get(server)
+            try:
+                store.add_member(
+                    scenario.groups[group].uuid, instance, booted_in=(
+                        scenario.groups[nova].uuid if nova else None))
+            except store_api.Conflict as exc:
+                raise ScenarioError(f'{path}.server', (
+                    f'{server!r}: the policy service refuses it: {exc} '
+                    f'(group {added.get(server) or nova!r}; an instance '
+                    'is in at most one group: remove_member it first)'))
+            members[group].add(server)
+            if booted.get(server) != group:
+                added[server] = group
+        elif not request.add and server in members[group]:
+            members[group].discard(server)
+            store.remove_member(
+                scenario.groups[group].uuid, instance,
+                booted=[instance] if booted.get(server) == group else ())
+            if added.get(server) == group:
+                del added[server]
 
 
 def _scopes_defined(path: str, document: PolicyDocument,

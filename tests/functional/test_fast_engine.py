@@ -162,21 +162,25 @@ def random_scenario(seed: int) -> sc.Scenario:
         data['groups'].append(dict(name=name, project=project,
                                    **_document(rng, zone_id)))
     servers: list = []
-    added: dict = {}    # server -> the group add_member put it in
+    # server -> its group as the policy service counts it: booted into
+    # it (Nova's) or added, and not removed
+    member_of: dict = {}
     for i in range(rng.randint(8, 18)):
         roll = rng.random()
         if roll < 0.12 and servers:
             data['requests'].append({'delete': servers.pop(
                 rng.randrange(len(servers)))})
+            member_of.pop(data['requests'][-1]['delete'], None)
         elif roll < 0.2 and servers:
             server, group = rng.choice(servers), rng.choice(groups)
             kind = rng.choice(['add_member', 'remove_member'])
-            if kind == 'add_member' and added.get(server, group) != group:
-                kind = 'remove_member'   # one group per added instance
+            if kind == 'add_member' and \
+                    member_of.get(server, group) != group:
+                kind = 'remove_member'   # one group per instance
             if kind == 'add_member':
-                added[server] = group
-            elif added.get(server) == group:
-                del added[server]
+                member_of[server] = group
+            elif member_of.get(server) == group:
+                del member_of[server]
             data['requests'].append({kind: {'group': group,
                                             'server': server}})
         elif roll < 0.25:
@@ -192,7 +196,10 @@ def random_scenario(seed: int) -> sc.Scenario:
                 boot['image'] = {'properties': {
                     f'trait:{LICENSED}': 'required'}}
             data['requests'].append({'boot': boot})
-            servers += [f'b{i}-{k}' for k in range(1, count + 1)]
+            booted = [f'b{i}-{k}' for k in range(1, count + 1)]
+            servers += booted
+            if 'group' in boot:
+                member_of.update((s, boot['group']) for s in booted)
     return sc.parse(data)
 
 

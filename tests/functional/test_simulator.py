@@ -349,7 +349,21 @@ def test_an_instance_is_added_to_one_group_at_most():
             boot, {'add_member': {'group': 'g', 'server': 's-1'}},
             {'add_member': {'group': 'h', 'server': 's-1'}}]))
     assert str(caught.value).startswith('requests[2].add_member.server: ')
-    assert "added to group 'g' already" in str(caught.value)
+    assert 'is a member of a server group already' in str(caught.value)
+    assert "(group 'g';" in str(caught.value)
+    # booted into a group (Nova's), as the service knows from Nova: not
+    # added to another until removed from it
+    booted = {'boot': {'name': 's', 'group': 'g',
+                       'flavor': {'resources': {'VCPU': 1}}}}
+    with pytest.raises(sc.ScenarioError) as caught:
+        sc.parse(dict(base, requests=[
+            booted, {'add_member': {'group': 'h', 'server': 's-1'}}]))
+    assert str(caught.value).startswith('requests[1].add_member.server: ')
+    sc.parse(dict(base, requests=[
+        booted, {'remove_member': {'group': 'g', 'server': 's-1'}},
+        {'add_member': {'group': 'h', 'server': 's-1'}},
+        {'remove_member': {'group': 'h', 'server': 's-1'}},
+        {'add_member': {'group': 'g', 'server': 's-1'}}]))
     # after remove_member (or a delete) it may join another group
     sc.parse(dict(base, requests=[
         boot, {'add_member': {'group': 'g', 'server': 's-1'}},
