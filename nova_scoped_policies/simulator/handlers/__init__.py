@@ -1,8 +1,11 @@
 """One handler per kind of scenario request.
 
 The :class:`~nova_scoped_policies.simulator.runner.Simulation` holds the
-world (hosts, servers, groups, Placement, the scheduler's path); each
-request kind is a module of its own, found by the request's ``kind`` in
+world (hosts, servers, groups, Placement) and its changes (``register``,
+``placed``, ``moved``, ``forget``, ``leave``, ``fail_servers``), and
+``sim.nova`` (:class:`~.scheduling.NovaScheduler`) is nova-scheduler's
+path; each request kind is a module of its own, owning what a request of
+that kind does with them, found by the request's ``kind`` in
 :data:`MODULES`, as the fake Placement has a module of handlers per
 resource: ``handle(sim, request) -> servers placed`` runs a request, and
 a kind that boots servers says how many with ``servers(sim, request)``
