@@ -17,8 +17,8 @@ import orjson
 import os_resource_classes as orc
 import yaml
 
+from nova_scoped_policies.engine import admission
 from nova_scoped_policies.engine import forbidden_aggregates
-from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies.policy import parser
 from nova_scoped_policies.policy import PolicyDocument
 from nova_scoped_policies.policy import PolicyError
@@ -820,13 +820,12 @@ def parse(data: object) -> Scenario:
 
 
 def _as_the_policy_service_would(scenario: Scenario) -> None:
-    """What the policy service refuses, by its own rules: a scope the
-    topology does not define (:func:`registry.undefined_scope`) or a
-    domain identifier the group's project cannot target
-    (:meth:`~.topology.Topology.to_real`), as the API checks a group's
-    policies; a stack's scopes and domains (:func:`stack_model.
-    check_topology`); an instance added to a second group
-    (:func:`_memberships`)."""
+    """What the policy service refuses, by its own rules: a group's
+    policies on a scope the topology does not define or naming a domain
+    its project cannot target (:func:`.engine.admission.admit`, which the
+    API calls on a group's policies); a stack's scopes and domains
+    (:func:`stack_model.check_topology`); an instance added to a second
+    group (:func:`_memberships`)."""
     topology = scenario.topology()
     documents = [(f'groups[{i}]', g.project, g.document)
                  for i, g in enumerate(scenario.groups.values())]
@@ -834,11 +833,13 @@ def _as_the_policy_service_would(scenario: Scenario) -> None:
                   for path, r in scenario.requests
                   if isinstance(r, UpdateGroup)]
     for path, project, document in documents:
-        _scopes_defined(path, document, topology)
         try:
-            topology.to_real(document, project)
+            admission.admit(document, topology, project, path)
         except PolicyError as exc:
-            raise ScenarioError(exc.field, f'{exc.value!r}: {exc.problem}')
+            hint = ('; define it under scopes'
+                    if exc.problem.startswith('unknown scope') else '')
+            raise ScenarioError(exc.field,
+                                f'{exc.value!r}: {exc.problem}{hint}')
     for i, entry in enumerate(scenario.stacks.values()):
         try:
             stack_model.check_topology(entry.stack, topology)
@@ -922,22 +923,6 @@ def _replay(store, scenario: Scenario, requests) -> None:
                 booted=[instance] if booted.get(server) == group else ())
             if added.get(server) == group:
                 del added[server]
-
-
-def _scopes_defined(path: str, document: PolicyDocument,
-                    topology: topo.Topology) -> None:
-    """A policy or rule on a scope the scenario does not define is refused,
-    as the policy service refuses it."""
-    unknown = registry.undefined_scope(
-        document, lambda scope: topology.scope(scope) is not None)
-    if unknown is None:
-        return
-    if unknown.rule:
-        raise ScenarioError(f'{path}.rules.{unknown.field}',
-                            f'unknown scope {unknown.scope!r}; define it '
-                            'under scopes')
-    raise ScenarioError(unknown.field, f'{unknown.value!r}: unknown scope '
-                        f'{unknown.scope!r}; define it under scopes')
 
 
 _YAML_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)

@@ -28,7 +28,7 @@ from nova_scoped_policies.api import util
 from nova_scoped_policies.api import views
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import records
-from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies.engine import admission
 from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies import policy
 
@@ -75,15 +75,8 @@ def _document(req, service, data: dict, project_id: str
                 raise policy.PolicyError(
                     f'{_PREFIX}.policies', data.get('policies'),
                     'a group needs at least one policy')
-        topology = topologies.stored(service.store)
-        unknown = registry.undefined_scope(
-            document, lambda scope: topology.scope(scope) is not None)
-        if unknown is not None:
-            raise policy.PolicyError(
-                f'{_PREFIX}.rules.{unknown.field}' if unknown.rule
-                else unknown.field, unknown.value,
-                f'unknown scope {unknown.scope!r}')
-        return topology.to_real(document, project_id, real_ids=who.real)
+        return admission.admit(document, topologies.stored(service.store),
+                               project_id, _PREFIX, real_ids=who.real)
     except policy.PolicyError as exc:
         raise util.bad_policy(exc)
 
