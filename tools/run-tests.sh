@@ -63,7 +63,7 @@ status=0
 mkdir -p .test-artifacts
 (source tools/horizon-venv.sh) > .test-artifacts/horizon-venv.log 2>&1 &
 horizon_venv=$!
-"$NSP_VENV/bin/python" -m pytest tests || status=$?
+"$NSP_VENV/bin/python" -m pytest --durations=20 tests || status=$?
 source tools/heat-venv.sh
 "$NSP_HEAT_VENV/bin/python" -m pytest tests/heat || status=$?
 wait $horizon_venv || cat .test-artifacts/horizon-venv.log >&2
