@@ -136,7 +136,8 @@ class Emitter:
         self._queue: 'queue.Queue' = queue.Queue(maxsize=queue_size)
         self.dropped = 0
         """Notifications dropped since the service started."""
-        self._dropped_in_outage = 0
+        self._dropped_unlogged = 0
+        """Dropped since a WARNING last told how many."""
         self._failing_since: typing.Optional[float] = None
         self._closing = threading.Event()
         self._counting = threading.Lock()
@@ -190,16 +191,16 @@ class Emitter:
 
     def _drop(self, count: int, closing: bool = False) -> None:
         with self._counting:
-            first = self._dropped_in_outage == 0
+            first = self._dropped_unlogged == 0
             self.dropped += count
-            self._dropped_in_outage += count
+            self._dropped_unlogged += count
         if first and closing:
             LOG.warning('Notifications: the service stops while the broker '
                         'does not take them; those still queued are dropped')
         elif first:
             LOG.warning('Notifications: the queue of %d is full; newer ones '
-                        'are dropped (counted) until the broker takes them '
-                        'again', self._queue.maxsize)
+                        'are dropped (counted) until it has room again',
+                        self._queue.maxsize)
 
     @property
     def failing(self) -> bool:
@@ -223,6 +224,8 @@ class Emitter:
                 if item is None:
                     return
                 self._deliver(item)
+                if self._queue.empty() and not self.failing:
+                    self._caught_up()
             finally:
                 self._queue.task_done()
 
@@ -246,11 +249,21 @@ class Emitter:
             wait = min(wait * 2, BACKOFF[1])
         if self.failing:
             with self._counting:
-                dropped, self._dropped_in_outage = self._dropped_in_outage, 0
+                dropped, self._dropped_unlogged = self._dropped_unlogged, 0
             LOG.warning('Notifications: the broker takes them again after '
                         '%.0f s; %d dropped meanwhile (the queue was full)',
                         time.monotonic() - self._failing_since, dropped)
             self._failing_since = None
+
+    def _caught_up(self) -> None:
+        """The queue is empty: tell what was dropped since the queue was
+        full, when the broker took every notification all along (slower
+        than they came) or more were dropped after an outage ended."""
+        with self._counting:
+            dropped, self._dropped_unlogged = self._dropped_unlogged, 0
+        if dropped:
+            LOG.warning('Notifications: the sender caught up; %d dropped '
+                        'meanwhile (the queue was full)', dropped)
 
     def flush(self) -> None:
         """Wait until every queued notification was sent or dropped."""

@@ -283,6 +283,9 @@ FAULTS = {
     'delay': lambda proxy: proxy.delay(6),
     # the broker accepts connections and never answers
     'blackhole': lambda proxy: proxy.blackhole(),
+    # the connections open go silent too, without being cut (a broker
+    # frozen, or cut off by the network)
+    'freeze': lambda proxy: proxy.blackhole(keep_open=True),
 }
 """How the fault proxy breaks the broker, by fault (#37)."""
 
@@ -366,3 +369,61 @@ def test_a_broker_outage_is_logged_once_and_what_waited_is_sent(
         '1 dropped meanwhile' in messages[2]
     assert not any(r.exc_info for r in caplog.records)
     assert emitter.dropped == 1
+
+
+def test_a_slow_broker_takes_them_late_and_what_is_dropped_is_logged(
+        vhost, caplog):
+    """The real RabbitMQ behind the fault proxy, each packet 1 s late each
+    way (#37): slow, not down (a connection's handshake and a send's
+    confirm come within their bounds). Writes answer and are stored;
+    notifications arrive late, in order; those past the queue's size are
+    dropped, counted, and logged twice: when the queue is full and, with
+    how many, when the sender caught up. No traceback, no outage."""
+    import logging
+    from tests import fault_proxy
+    for thread in threading.enumerate():
+        if thread.name == notifications.SENDER:
+            thread.join(60)
+    proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
+    url = vhost.replace('127.0.0.1:5672', f'127.0.0.1:{proxy.port}')
+    received = Received(vhost)
+    app = _app(url, retry=0, queue_size=3)
+    emitter = app.service.notifications
+    names = [f'slow{i}' for i in range(6)]
+    try:
+        call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
+            'name': 'before', 'aggregates': []}}, ADMIN, 201)
+        received.wait(1)
+        emitter.flush()
+        caplog.clear()
+        caplog.set_level(logging.INFO)
+        proxy.delay(1, keep_open=True)
+        for name in names:
+            call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
+                'name': name, 'aggregates': []}}, ADMIN, 201)
+        listed = call(app, 'GET', '/os-policy-scopes', None, ADMIN, 200)
+        assert set(names) <= {s['name'] for s in listed['policy_scopes']}
+        # one is being sent, three wait: at least two are dropped
+        assert emitter.dropped >= 2
+        sent = len(names) - emitter.dropped
+        got = received.wait(1 + sent, timeout=180)
+        emitter.flush()
+        time.sleep(1)     # nothing more comes
+        got = received.messages
+    finally:
+        emitter.close(timeout=5)
+        received.stop()
+        proxy.stop()
+        for key in ('retry', 'queue_size'):
+            app.service.conf.clear_override(
+                key, group='scoped_policies_notifications')
+    assert [p['nova_scoped_policies_object.data']['name']
+            for _, _, p, _ in got] == ['before'] + names[:sent]
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    messages = [r.getMessage() for r in loud]
+    assert [r.name for r in loud] == [notifications.__name__] * 2, messages
+    assert 'queue of 3 is full' in messages[0]
+    assert messages[1].startswith('Notifications: the sender caught up; '
+                                  f'{emitter.dropped} dropped meanwhile')
+    assert not emitter.failing
+    assert not any(r.exc_info for r in caplog.records)
