@@ -9,9 +9,13 @@ background thread after the change is stored, so a broker that is down
 delays no request and loses no write. While the broker does not take
 them they wait in a bounded queue (``[scoped_policies_notifications]
 queue_size``) and are sent, in order, once it does; the outage is logged
-once when it starts and once when it ends, with what was dropped. With
-no ``[oslo_messaging_notifications] driver`` (the default) nothing is
-sent and no thread runs.
+once when it starts and once when it ends, with what was dropped (a
+broker slow but not down: once when the queue is full and once when the
+sender caught up). A silent or slow broker is down once oslo.messaging's
+bounds pass: kombu's connect timeout for a connection,
+``[oslo_messaging_rabbit] heartbeat_timeout_threshold`` for a send's
+confirm. With no ``[oslo_messaging_notifications] driver`` (the default)
+nothing is sent and no thread runs.
 """
 
 import logging
@@ -122,6 +126,9 @@ class Emitter:
     (back-off :data:`BACKOFF`) until it does; the ones emitted meanwhile
     wait in the queue. One WARNING says when the broker stops taking them
     and one when it takes them again (how long, how many were dropped);
+    should the queue fill while the broker takes them (slowly), one
+    WARNING says it is full and one how many were dropped once the sender
+    caught up;
     oslo.messaging's own error per notification is kept out of the log.
 
     :param notifier: an enabled :class:`oslo_messaging.Notifier`, or None

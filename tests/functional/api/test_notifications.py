@@ -21,6 +21,7 @@ import uuid
 import jsonschema
 from oslo_config import cfg
 import oslo_messaging
+from oslo_messaging import opts as messaging_opts
 import pytest
 import webob
 
@@ -31,6 +32,7 @@ A = {'X-Project-Id': fx.PROJECTS['PROJECT_A'], 'X-Roles': 'member'}
 B = {'X-Project-Id': fx.PROJECTS['PROJECT_B'], 'X-Roles': 'member'}
 ADMIN = {'X-Project-Id': fx.PROJECTS['ADMIN_PROJECT'], 'X-Roles': 'admin'}
 TOPIC = 'nsp_tests'
+RABBIT = 'oslo_messaging_rabbit'
 STACK = {'stack': {'name': 'app', 'group': {
     'name': 'web', 'policies': ['anti-affinity:rack'],
     'servers': {'count': 2, 'flavor': {'resources': {'VCPU': 1}}}}}}
@@ -110,8 +112,16 @@ class Received:
         self.listener.wait()
 
 
-def _app(transport_url: str, **notify):
+def _app(transport_url: str, rabbit=None, **notify):
+    """The policy API sending to ``transport_url``; ``notify`` and
+    ``rabbit``: options of ``[scoped_policies_notifications]`` and
+    ``[oslo_messaging_rabbit]``."""
     conf = fx.make_conf()
+    for group, found in messaging_opts.list_opts():
+        if group == RABBIT:
+            conf.register_opts(found, group=group)
+    for key, value in (rabbit or {}).items():
+        conf.set_override(key, value, group=RABBIT)
     conf.set_override('driver', ['messagingv2'],
                       group='oslo_messaging_notifications')
     conf.set_override('transport_url', transport_url,
@@ -284,10 +294,14 @@ FAULTS = {
     # the broker accepts connections and never answers
     'blackhole': lambda proxy: proxy.blackhole(),
     # the connections open go silent too, without being cut (a broker
-    # frozen, or cut off by the network)
+    # frozen, or cut off by the network): a send waits for the broker's
+    # confirm up to twice heartbeat_timeout_threshold (60 s by default)
     'freeze': lambda proxy: proxy.blackhole(keep_open=True),
 }
 """How the fault proxy breaks the broker, by fault (#37)."""
+RABBIT_OPTS = {'freeze': {'heartbeat_timeout_threshold': 10}}
+"""``[oslo_messaging_rabbit]`` by fault: the bound of a send on a silent
+connection lowered, for a shorter test."""
 
 
 def _wait_for(what: str, check, timeout: float = 180) -> None:
@@ -316,7 +330,7 @@ def test_a_broker_outage_is_logged_once_and_what_waited_is_sent(
     proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
     url = vhost.replace('127.0.0.1:5672', f'127.0.0.1:{proxy.port}')
     received = Received(vhost)
-    app = _app(url, retry=0, queue_size=3)
+    app = _app(url, rabbit=RABBIT_OPTS.get(fault), retry=0, queue_size=3)
     emitter = app.service.notifications
 
     def scope(name):
@@ -353,6 +367,8 @@ def test_a_broker_outage_is_logged_once_and_what_waited_is_sent(
         for key in ('retry', 'queue_size'):
             app.service.conf.clear_override(
                 key, group='scoped_policies_notifications')
+        for key in RABBIT_OPTS.get(fault, ()):
+            app.service.conf.clear_override(key, group=RABBIT)
     assert [p['nova_scoped_policies_object.data']['name']
             for _, _, p, _ in got] == ['before', 'out0', 'out1', 'out2',
                                        'out3']
