@@ -82,9 +82,9 @@ class _SenderLog(logging.Filter):
     take is only logged (an ERROR with a traceback per notification, and
     one per reconnection try), and the connection's heartbeat thread logs
     each of its reconnection tries too. On those threads this filter
-    turns such records into DEBUG ones (out of a normal log) and tells the
-    sender the send failed (:meth:`failed`); the sender logs the outage
-    once when it starts and once when it ends."""
+    turns such records into DEBUG ones, written only where DEBUG is on,
+    and tells the sender the send failed (:meth:`failed`); the sender logs
+    the outage once when it starts and once when it ends."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -106,6 +106,10 @@ class _SenderLog(logging.Filter):
             self.local.failed = str(exc) if exc else record.getMessage()
         if record.levelno >= logging.WARNING:
             record.levelno, record.levelname = logging.DEBUG, 'DEBUG'
+            # the logger let it through at its first level; its handlers
+            # (oslo.log's have no level) would write it, traceback and all
+            return logging.getLogger(record.name).isEnabledFor(
+                logging.DEBUG)
         return True
 
 
