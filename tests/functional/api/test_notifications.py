@@ -12,6 +12,7 @@ delays no request and loses no write.
 import collections
 import json
 import logging
+import os
 import socket
 import subprocess
 import tempfile
@@ -25,6 +26,7 @@ from oslo_config import cfg
 import oslo_messaging
 from oslo_messaging import opts as messaging_opts
 import pytest
+import requests
 import webob
 
 from nova_scoped_policies import notifications
@@ -307,7 +309,6 @@ def test_a_broker_that_is_down_delays_nothing_and_loses_no_write():
 
 
 def test_the_published_page_lists_every_event_and_payload():
-    import os
     page = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'doc',
                         'source', 'admin', 'notifications.rst')
     with open(page, encoding='utf-8') as handle:
@@ -480,3 +481,125 @@ def test_a_slow_broker_takes_them_late_and_what_is_dropped_is_logged(
     debug = [r.getMessage()[:200] for r in log.records
              if r.levelno < logging.INFO]
     assert not debug, debug
+
+
+def _log_file_lines(path) -> typing.List[str]:
+    try:
+        with open(path, encoding='utf-8') as handle:
+            return handle.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+@pytest.mark.parametrize('fault', sorted(FAULTS))
+def test_the_api_process_rides_out_a_broker_fault(vhost, tmp_path, fault):
+    """``nova-scoped-policies-api`` run as an operator runs it (its own
+    process, oslo.log to a file, ``debug = false``), sending to the real
+    RabbitMQ through the fault proxy (#37): writes over HTTP answer and
+    are stored; its log file has one WARNING when the broker stops taking
+    notifications, one when the queue is full and one when the broker
+    takes them again, with the count dropped, and no traceback; what
+    waited arrives after the outage, in order."""
+    from tests import fault_proxy
+    from tests.functional.api import test_service_cli as cli
+    proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
+    url = vhost.replace('127.0.0.1:5672', f'127.0.0.1:{proxy.port}')
+    port = cli._free_port()
+    log_file = tmp_path / 'api.log'
+    rabbit = ''.join(f'{key} = {value}\n'
+                     for key, value in RABBIT_OPTS.get(fault, {}).items())
+    conf = tmp_path / 'nsp.conf'
+    conf.write_text(f"""[DEFAULT]
+log_file = {log_file}
+debug = false
+
+[policy_store]
+connection = sqlite:///{tmp_path}/store.db
+
+[scoped_policies_api]
+auth_strategy = noauth2
+bind_port = {port}
+stack_reap_interval = 0
+
+[oslo_messaging_notifications]
+driver = messagingv2
+transport_url = {url}
+
+[scoped_policies_notifications]
+topics = {TOPIC}
+retry = 0
+queue_size = 3
+
+[oslo_messaging_rabbit]
+{rabbit}""")
+    synced = cli.manage('db', 'sync', '--config-file', str(conf))
+    assert synced.returncode == 0, synced.stderr
+    received = Received(vhost)
+    server = subprocess.Popen(
+        [os.path.join(cli.BIN, 'nova-scoped-policies-api'),
+         '--config-file', str(conf)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    api = f'http://127.0.0.1:{port}'
+    http = requests.Session()
+    http.trust_env = False
+
+    def scope(name):
+        # bounded: a write never waits for the broker
+        created = http.post(api + '/os-policy-scopes', headers=ADMIN,
+                            json={'policy_scope': {'name': name}},
+                            timeout=30)
+        assert created.status_code == 201, created.text
+
+    def logged(text):
+        return any(text in line for line in _log_file_lines(log_file))
+
+    def names():
+        return [p['nova_scoped_policies_object.data']['name']
+                for _, _, p, _ in received.messages]
+    outs = [f'out{i}' for i in range(5)]
+    try:
+        cli.wait_for(api, server)
+        scope('before')
+        received.wait(1)
+        FAULTS[fault](proxy)
+        scope('out0')
+        _wait_for(f'the log saying the broker does not take them ({fault})',
+                  lambda: logged('the broker does not take them'))
+        for name in outs[1:]:
+            scope(name)
+        listed = http.get(api + '/os-policy-scopes', headers=ADMIN,
+                          timeout=30).json()
+        assert set(outs) <= {s['name'] for s in listed['policy_scopes']}
+        proxy.passing()
+        _wait_for('the log saying the broker takes them again',
+                  lambda: logged('the broker takes them again'))
+        again, = [line for line in _log_file_lines(log_file)
+                  if 'the broker takes them again' in line]
+        dropped = int(again.split('; ')[1].split()[0])
+        assert dropped >= 1, again
+        last = outs[len(outs) - dropped - 1]
+        _wait_for(f'{last}, the last that waited, arriving',
+                  lambda: last in names())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        received.stop()
+        proxy.stop()
+    lines = _log_file_lines(log_file)
+    # oslo.log's format: date time pid LEVEL logger [ids] message
+    loud = [line for line in lines
+            if line.split()[3:4] in (['WARNING'], ['ERROR'], ['CRITICAL'])]
+    assert len(loud) == 3, loud
+    assert all(f' {notifications.__name__} ' in line for line in loud), loud
+    assert 'the broker does not take them' in loud[0]
+    assert 'the queue of 3 is full' in loud[1]
+    assert loud[2] == again
+    assert not [line for line in lines if 'Traceback' in line or
+                line.split()[3:4] == ['DEBUG']]
+    # at least once: the last notification before the fault may come
+    # again (the proxy cut its connection before the broker's confirm
+    # reached the sender), and then held the queue's first place
+    got = names()
+    got = [name for i, name in enumerate(got) if i == 0 or
+           name != got[i - 1]]
+    assert got == ['before'] + outs[:len(outs) - dropped], got
