@@ -344,64 +344,91 @@ def _wait_for(what: str, check, timeout: float = 180) -> None:
         time.sleep(0.1)
 
 
+class Proxied:
+    """The real RabbitMQ of ``vhost`` behind a fault proxy, a listener
+    reading it directly, and the policy API sending through the proxy."""
+
+    def __init__(self, vhost: str) -> None:
+        from tests import fault_proxy
+        # the senders of earlier tests' emitters finish first (they log)
+        for thread in threading.enumerate():
+            if thread.name == notifications.SENDER:
+                thread.join(60)
+        self.proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
+        self.url = vhost.replace('127.0.0.1:5672',
+                                 f'127.0.0.1:{self.proxy.port}')
+        self.received = Received(vhost)
+        self._apps = []
+
+    def app(self, rabbit=None, **notify):
+        """The policy API (in this process) sending through the proxy."""
+        app = _app(self.url, rabbit=rabbit, **notify)
+        self._apps.append((app, rabbit or {}, notify))
+        return app
+
+    def names(self) -> typing.List[str]:
+        """The names of the scopes notified, as received."""
+        return [p['nova_scoped_policies_object.data']['name']
+                for _, _, p, _ in self.received.messages]
+
+    def close(self) -> None:
+        for app, rabbit, notify in self._apps:
+            app.service.notifications.close(timeout=5)
+            # oslo.config shares a group's overrides between configurations
+            for key in notify:
+                app.service.conf.clear_override(
+                    key, group='scoped_policies_notifications')
+            for key in rabbit:
+                app.service.conf.clear_override(key, group=RABBIT)
+        self.received.stop()
+        self.proxy.stop()
+
+
+@pytest.fixture
+def proxied(vhost):
+    broker = Proxied(vhost)
+    yield broker
+    broker.close()
+
+
+def _scope(app, name: str) -> None:
+    call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
+        'name': name, 'aggregates': []}}, ADMIN, 201)
+
+
 @pytest.mark.parametrize('fault', sorted(FAULTS))
 def test_a_broker_outage_is_logged_once_and_what_waited_is_sent(
-        vhost, written, fault):
+        proxied, written, fault):
     """The real RabbitMQ behind the fault proxy, refusing connections,
     answering late or accepting them and never answering for a while
     (#37): writes answer and are stored; the log says once that the
     broker does not take notifications and once that it does again, with
     how many were dropped, and no traceback; what waited in the queue
     arrives after the outage, in order."""
-    from tests import fault_proxy
-    # the senders of earlier tests' emitters finish first (they log)
-    for thread in threading.enumerate():
-        if thread.name == notifications.SENDER:
-            thread.join(60)
-    proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
-    url = vhost.replace('127.0.0.1:5672', f'127.0.0.1:{proxy.port}')
-    received = Received(vhost)
-    app = _app(url, rabbit=RABBIT_OPTS.get(fault), retry=0, queue_size=3)
+    app = proxied.app(rabbit=RABBIT_OPTS.get(fault), retry=0, queue_size=3)
     emitter = app.service.notifications
-
-    def scope(name):
-        call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
-            'name': name, 'aggregates': []}}, ADMIN, 201)
-    try:
-        scope('before')
-        received.wait(1)
-        # the broker's confirm reached the sender too (cut before it, the
-        # sender would send 'before' again: at least once)
-        emitter.flush()
-        log = written()
-        FAULTS[fault](proxy)
-        scope('out0')
-        _wait_for(f'the sender finding the broker failing ({fault})',
-                  lambda: emitter.failing)
-        # the sender holds out0; three wait in the queue, one is dropped
-        for name in ('out1', 'out2', 'out3', 'out4'):
-            scope(name)
-        assert emitter.failing
-        listed = call(app, 'GET', '/os-policy-scopes', None, ADMIN, 200)
-        assert {f'out{i}' for i in range(5)} <= {
-            s['name'] for s in listed['policy_scopes']}
-        proxy.passing()
-        got = received.wait(5, timeout=180)
-        _wait_for('the sender taking up again', lambda: not emitter.failing)
-        emitter.flush()
-    finally:
-        emitter.close(timeout=5)
-        received.stop()
-        proxy.stop()
-        # oslo.config shares a group's overrides between configurations
-        for key in ('retry', 'queue_size'):
-            app.service.conf.clear_override(
-                key, group='scoped_policies_notifications')
-        for key in RABBIT_OPTS.get(fault, ()):
-            app.service.conf.clear_override(key, group=RABBIT)
-    assert [p['nova_scoped_policies_object.data']['name']
-            for _, _, p, _ in got] == ['before', 'out0', 'out1', 'out2',
-                                       'out3']
+    _scope(app, 'before')
+    proxied.received.wait(1)
+    # the broker's confirm reached the sender too (cut before it, the
+    # sender would send 'before' again: at least once)
+    emitter.flush()
+    log = written()
+    FAULTS[fault](proxied.proxy)
+    _scope(app, 'out0')
+    _wait_for(f'the sender finding the broker failing ({fault})',
+              lambda: emitter.failing)
+    # the sender holds out0; three wait in the queue, one is dropped
+    for name in ('out1', 'out2', 'out3', 'out4'):
+        _scope(app, name)
+    assert emitter.failing
+    listed = call(app, 'GET', '/os-policy-scopes', None, ADMIN, 200)
+    assert {f'out{i}' for i in range(5)} <= {
+        s['name'] for s in listed['policy_scopes']}
+    proxied.proxy.passing()
+    proxied.received.wait(5, timeout=180)
+    _wait_for('the sender taking up again', lambda: not emitter.failing)
+    emitter.flush()
+    assert proxied.names() == ['before', 'out0', 'out1', 'out2', 'out3']
     loud = log.loud()
     assert [r.getMessage().split(';')[0] for r in loud] == [
         r.getMessage().split(';')[0] for r in loud if
@@ -423,51 +450,33 @@ def test_a_broker_outage_is_logged_once_and_what_waited_is_sent(
 
 
 def test_a_slow_broker_takes_them_late_and_what_is_dropped_is_logged(
-        vhost, written):
+        proxied, written):
     """The real RabbitMQ behind the fault proxy, each packet 1 s late each
     way (#37): slow, not down (a connection's handshake and a send's
     confirm come within their bounds). Writes answer and are stored;
     notifications arrive late, in order; those past the queue's size are
     dropped, counted, and logged twice: when the queue is full and, with
     how many, when the sender caught up. No traceback, no outage."""
-    from tests import fault_proxy
-    for thread in threading.enumerate():
-        if thread.name == notifications.SENDER:
-            thread.join(60)
-    proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
-    url = vhost.replace('127.0.0.1:5672', f'127.0.0.1:{proxy.port}')
-    received = Received(vhost)
-    app = _app(url, retry=0, queue_size=3)
+    app = proxied.app(retry=0, queue_size=3)
     emitter = app.service.notifications
-    names = [f'slow{i}' for i in range(6)]
-    try:
-        call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
-            'name': 'before', 'aggregates': []}}, ADMIN, 201)
-        received.wait(1)
-        emitter.flush()
-        log = written()
-        proxy.delay(1, keep_open=True)
-        for name in names:
-            call(app, 'POST', '/os-policy-scopes', {'policy_scope': {
-                'name': name, 'aggregates': []}}, ADMIN, 201)
-        listed = call(app, 'GET', '/os-policy-scopes', None, ADMIN, 200)
-        assert set(names) <= {s['name'] for s in listed['policy_scopes']}
-        # one is being sent, three wait: at least two are dropped
-        assert emitter.dropped >= 2
-        sent = len(names) - emitter.dropped
-        got = received.wait(1 + sent, timeout=180)
-        emitter.flush()
-        time.sleep(1)     # nothing more comes
-        got = received.messages
-    finally:
-        emitter.close(timeout=5)
-        received.stop()
-        proxy.stop()
-        for key in ('retry', 'queue_size'):
-            app.service.conf.clear_override(
-                key, group='scoped_policies_notifications')
-    assert [p['nova_scoped_policies_object.data']['name']
-            for _, _, p, _ in got] == ['before'] + names[:sent]
+    names = [f'slow{i}' for i in range(8)]
+    _scope(app, 'before')
+    proxied.received.wait(1)
+    emitter.flush()
+    log = written()
+    proxied.proxy.delay(1, keep_open=True)
+    for name in names:
+        _scope(app, name)
+    listed = call(app, 'GET', '/os-policy-scopes', None, ADMIN, 200)
+    assert set(names) <= {s['name'] for s in listed['policy_scopes']}
+    # a send takes seconds, the writes milliseconds: one is being sent,
+    # three wait, the others are dropped
+    assert emitter.dropped >= 1
+    sent = len(names) - emitter.dropped
+    proxied.received.wait(1 + sent, timeout=180)
+    emitter.flush()
+    time.sleep(1)     # nothing more comes
+    assert proxied.names() == ['before'] + names[:sent]
     loud = log.loud()
     messages = [r.getMessage() for r in loud]
     assert [r.name for r in loud] == [notifications.__name__] * 2, messages
@@ -492,7 +501,7 @@ def _log_file_lines(path) -> typing.List[str]:
 
 
 @pytest.mark.parametrize('fault', sorted(FAULTS))
-def test_the_api_process_rides_out_a_broker_fault(vhost, tmp_path, fault):
+def test_the_api_process_rides_out_a_broker_fault(proxied, tmp_path, fault):
     """``nova-scoped-policies-api`` run as an operator runs it (its own
     process, oslo.log to a file, ``debug = false``), sending to the real
     RabbitMQ through the fault proxy (#37): writes over HTTP answer and
@@ -500,10 +509,7 @@ def test_the_api_process_rides_out_a_broker_fault(vhost, tmp_path, fault):
     notifications, one when the queue is full and one when the broker
     takes them again, with the count dropped, and no traceback; what
     waited arrives after the outage, in order."""
-    from tests import fault_proxy
     from tests.functional.api import test_service_cli as cli
-    proxy = fault_proxy.FaultProxy(('127.0.0.1', 5672)).start()
-    url = vhost.replace('127.0.0.1:5672', f'127.0.0.1:{proxy.port}')
     port = cli._free_port()
     log_file = tmp_path / 'api.log'
     rabbit = ''.join(f'{key} = {value}\n'
@@ -523,7 +529,7 @@ stack_reap_interval = 0
 
 [oslo_messaging_notifications]
 driver = messagingv2
-transport_url = {url}
+transport_url = {proxied.url}
 
 [scoped_policies_notifications]
 topics = {TOPIC}
@@ -534,7 +540,6 @@ queue_size = 3
 {rabbit}""")
     synced = cli.manage('db', 'sync', '--config-file', str(conf))
     assert synced.returncode == 0, synced.stderr
-    received = Received(vhost)
     server = subprocess.Popen(
         [os.path.join(cli.BIN, 'nova-scoped-policies-api'),
          '--config-file', str(conf)],
@@ -553,15 +558,12 @@ queue_size = 3
     def logged(text):
         return any(text in line for line in _log_file_lines(log_file))
 
-    def names():
-        return [p['nova_scoped_policies_object.data']['name']
-                for _, _, p, _ in received.messages]
     outs = [f'out{i}' for i in range(5)]
     try:
         cli.wait_for(api, server)
         scope('before')
-        received.wait(1)
-        FAULTS[fault](proxy)
+        proxied.received.wait(1)
+        FAULTS[fault](proxied.proxy)
         scope('out0')
         _wait_for(f'the log saying the broker does not take them ({fault})',
                   lambda: logged('the broker does not take them'))
@@ -570,7 +572,7 @@ queue_size = 3
         listed = http.get(api + '/os-policy-scopes', headers=ADMIN,
                           timeout=30).json()
         assert set(outs) <= {s['name'] for s in listed['policy_scopes']}
-        proxy.passing()
+        proxied.proxy.passing()
         _wait_for('the log saying the broker takes them again',
                   lambda: logged('the broker takes them again'))
         again, = [line for line in _log_file_lines(log_file)
@@ -579,12 +581,10 @@ queue_size = 3
         assert dropped >= 1, again
         last = outs[len(outs) - dropped - 1]
         _wait_for(f'{last}, the last that waited, arriving',
-                  lambda: last in names())
+                  lambda: last in proxied.names())
     finally:
         server.terminate()
         server.wait(timeout=30)
-        received.stop()
-        proxy.stop()
     lines = _log_file_lines(log_file)
     # oslo.log's format: date time pid LEVEL logger [ids] message
     loud = [line for line in lines
@@ -599,7 +599,7 @@ queue_size = 3
     # at least once: the last notification before the fault may come
     # again (the proxy cut its connection before the broker's confirm
     # reached the sender), and then held the queue's first place
-    got = names()
+    got = proxied.names()
     got = [name for i, name in enumerate(got) if i == 0 or
            name != got[i - 1]]
     assert got == ['before'] + outs[:len(outs) - dropped], got
