@@ -9,7 +9,10 @@ they run::
     proxy.start()                # passes traffic
     proxy.refuse()               # nothing listens on the port
     proxy.blackhole()            # accepts, reads, never answers
+    proxy.blackhole(keep_open=True)  # and the connections open go
+                                 # silent too, without being cut
     proxy.delay(3)               # every chunk waits 3 s each way
+    proxy.delay(3, keep_open=True)   # on the connections open too
     proxy.lose_answer()          # forwards requests, then drops the
                                  # connection before the answer
     proxy.passing()              # back to normal
@@ -21,7 +24,10 @@ that starts with those bytes (``b'POST /allocations'``: one HTTP request;
 the connection's earlier requests pass).
 
 A mode change cuts the connections open at the time (a client learns of a
-fault as it would of a restart). Nothing beyond loopback: the proxy
+fault as it would of a restart), but with ``keep_open=True``: the
+connections open then take the new mode too (``blackhole``: a service
+frozen or cut off by the network, whose clients learn nothing;
+``delay``: a service slowing down). Nothing beyond loopback: the proxy
 refuses a non-loopback upstream.
 """
 
@@ -58,6 +64,9 @@ class FaultProxy:
         self._sockets: typing.Set[socket.socket] = set()
         self._lock = threading.Lock()
         self._epoch = 0
+        self._kept: typing.Optional[int] = None
+        """The epoch whose mode the connections open before it take
+        (``keep_open=True``)."""
 
     # -- life ------------------------------------------------------------
 
@@ -88,15 +97,25 @@ class FaultProxy:
         """Close the listening socket: connections are refused."""
         self._set(REFUSE)
 
-    def blackhole(self, match: bytes = b'') -> None:
+    def blackhole(self, match: bytes = b'', keep_open: bool = False
+                  ) -> None:
         """Accept connections and read them; answer nothing, ever (from
-        the ``match`` on: it and what follows never reach the service)."""
-        self._set(BLACKHOLE, match=match)
+        the ``match`` on: it and what follows never reach the service).
 
-    def delay(self, seconds: float, match: bytes = b'') -> None:
+        :param keep_open: the connections open are not cut: from now on
+            nothing passes on them either way (no reset, no close).
+        """
+        self._set(BLACKHOLE, match=match, cut=not keep_open)
+
+    def delay(self, seconds: float, match: bytes = b'',
+              keep_open: bool = False) -> None:
         """Forward every chunk, each way, ``seconds`` late (with
-        ``match``: that chunk only)."""
-        self._set(DELAY, seconds=seconds, match=match)
+        ``match``: that chunk only).
+
+        :param keep_open: the connections open are not cut: from now on
+            their every chunk is late too.
+        """
+        self._set(DELAY, seconds=seconds, match=match, cut=not keep_open)
 
     def lose_answer(self, match: bytes = b'') -> None:
         """Forward requests; from the ``match`` on, wait for the service's
@@ -104,12 +123,14 @@ class FaultProxy:
         them on (the service did the work; the client never learns it)."""
         self._set(LOSE, match=match)
 
-    def _set(self, mode: str, seconds: float = 0.0, match: bytes = b''
-             ) -> None:
+    def _set(self, mode: str, seconds: float = 0.0, match: bytes = b'',
+             cut: bool = True) -> None:
         with self._lock:
             self.mode, self.seconds, self.match = mode, seconds, match
             self._epoch += 1
-        self._cut()
+            self._kept = None if cut else self._epoch
+        if cut:
+            self._cut()
         if mode == REFUSE:
             self._close_listener()
         elif self._listener is None:
@@ -180,13 +201,23 @@ class FaultProxy:
             self._sockets.add(server)
             mode, seconds, match = self.mode, self.seconds, self.match
         struck = not match
+        reading, silenced = [client, server], False
         try:
             while True:
-                readable, _, _ = select.select([client, server], [], [], 1)
+                readable, _, _ = select.select(reading, [], [], 1)
                 if self._epoch != epoch:
-                    return
+                    with self._lock:
+                        if self._kept != self._epoch:
+                            return
+                        epoch, mode, seconds = (self._epoch, self.mode,
+                                                self.seconds)
+                    match, struck = b'', True
+                    silenced = mode == BLACKHOLE
                 for sock in readable:
                     data = sock.recv(65536)
+                    if not data and sock is server and silenced:
+                        reading.remove(server)   # the client never knows
+                        continue
                     if not data:
                         return
                     first = False

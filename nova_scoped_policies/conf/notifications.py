@@ -49,9 +49,10 @@ write. The outage is logged once when it starts and once when it ends.
         min=1,
         help="""
 Notifications waiting for the sender at most; past that, new ones are
-dropped until the broker takes them again: the first drop of an outage is
-logged, and the WARNING that says the broker takes them again tells how
-many were dropped. Raise it to ride out longer outages of a busy service
+dropped until the queue has room again: the first drop is logged, and the
+WARNING that says the broker takes them again (after an outage) or that
+the sender caught up (a broker slower than the notifications come) tells
+how many were dropped. Raise it to ride out longer outages of a busy service
 (each waiting notification holds its payload in memory, about 1 KiB).
 """),
 ]

@@ -9,9 +9,13 @@ background thread after the change is stored, so a broker that is down
 delays no request and loses no write. While the broker does not take
 them they wait in a bounded queue (``[scoped_policies_notifications]
 queue_size``) and are sent, in order, once it does; the outage is logged
-once when it starts and once when it ends, with what was dropped. With
-no ``[oslo_messaging_notifications] driver`` (the default) nothing is
-sent and no thread runs.
+once when it starts and once when it ends, with what was dropped (a
+broker slow but not down: once when the queue is full and once when the
+sender caught up). A silent or slow broker is down once oslo.messaging's
+bounds pass: kombu's connect timeout for a connection,
+``[oslo_messaging_rabbit] heartbeat_timeout_threshold`` for a send's
+confirm. With no ``[oslo_messaging_notifications] driver`` (the default)
+nothing is sent and no thread runs.
 """
 
 import logging
@@ -78,9 +82,9 @@ class _SenderLog(logging.Filter):
     take is only logged (an ERROR with a traceback per notification, and
     one per reconnection try), and the connection's heartbeat thread logs
     each of its reconnection tries too. On those threads this filter
-    turns such records into DEBUG ones (out of a normal log) and tells the
-    sender the send failed (:meth:`failed`); the sender logs the outage
-    once when it starts and once when it ends."""
+    turns such records into DEBUG ones, written only where DEBUG is on,
+    and tells the sender the send failed (:meth:`failed`); the sender logs
+    the outage once when it starts and once when it ends."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -102,6 +106,10 @@ class _SenderLog(logging.Filter):
             self.local.failed = str(exc) if exc else record.getMessage()
         if record.levelno >= logging.WARNING:
             record.levelno, record.levelname = logging.DEBUG, 'DEBUG'
+            # the logger let it through at its first level; its handlers
+            # (oslo.log's have no level) would write it, traceback and all
+            return logging.getLogger(record.name).isEnabledFor(
+                logging.DEBUG)
         return True
 
 
@@ -122,6 +130,9 @@ class Emitter:
     (back-off :data:`BACKOFF`) until it does; the ones emitted meanwhile
     wait in the queue. One WARNING says when the broker stops taking them
     and one when it takes them again (how long, how many were dropped);
+    should the queue fill while the broker takes them (slowly), one
+    WARNING says it is full and one how many were dropped once the sender
+    caught up;
     oslo.messaging's own error per notification is kept out of the log.
 
     :param notifier: an enabled :class:`oslo_messaging.Notifier`, or None
@@ -136,7 +147,8 @@ class Emitter:
         self._queue: 'queue.Queue' = queue.Queue(maxsize=queue_size)
         self.dropped = 0
         """Notifications dropped since the service started."""
-        self._dropped_in_outage = 0
+        self._dropped_unlogged = 0
+        """Dropped since a WARNING last told how many."""
         self._failing_since: typing.Optional[float] = None
         self._closing = threading.Event()
         self._counting = threading.Lock()
@@ -190,16 +202,16 @@ class Emitter:
 
     def _drop(self, count: int, closing: bool = False) -> None:
         with self._counting:
-            first = self._dropped_in_outage == 0
+            first = self._dropped_unlogged == 0
             self.dropped += count
-            self._dropped_in_outage += count
+            self._dropped_unlogged += count
         if first and closing:
             LOG.warning('Notifications: the service stops while the broker '
                         'does not take them; those still queued are dropped')
         elif first:
             LOG.warning('Notifications: the queue of %d is full; newer ones '
-                        'are dropped (counted) until the broker takes them '
-                        'again', self._queue.maxsize)
+                        'are dropped (counted) until it has room again',
+                        self._queue.maxsize)
 
     @property
     def failing(self) -> bool:
@@ -223,6 +235,8 @@ class Emitter:
                 if item is None:
                     return
                 self._deliver(item)
+                if self._queue.empty() and not self.failing:
+                    self._caught_up()
             finally:
                 self._queue.task_done()
 
@@ -246,11 +260,21 @@ class Emitter:
             wait = min(wait * 2, BACKOFF[1])
         if self.failing:
             with self._counting:
-                dropped, self._dropped_in_outage = self._dropped_in_outage, 0
+                dropped, self._dropped_unlogged = self._dropped_unlogged, 0
             LOG.warning('Notifications: the broker takes them again after '
                         '%.0f s; %d dropped meanwhile (the queue was full)',
                         time.monotonic() - self._failing_since, dropped)
             self._failing_since = None
+
+    def _caught_up(self) -> None:
+        """The queue is empty: tell what was dropped since the queue was
+        full, when the broker took every notification all along (slower
+        than they came) or more were dropped after an outage ended."""
+        with self._counting:
+            dropped, self._dropped_unlogged = self._dropped_unlogged, 0
+        if dropped:
+            LOG.warning('Notifications: the sender caught up; %d dropped '
+                        'meanwhile (the queue was full)', dropped)
 
     def flush(self) -> None:
         """Wait until every queued notification was sent or dropped."""
