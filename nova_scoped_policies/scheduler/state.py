@@ -20,13 +20,13 @@ import weakref
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from nova import context as nova_context
 from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
 from nova_scoped_policies.engine import audit as engine_audit
 from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies import identifiers
+from nova_scoped_policies.nova_seam import objects as seam_objects
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.db import stacks as stack_db
@@ -214,9 +214,7 @@ class RequestStates:
 
     @staticmethod
     def _context(spec_obj):
-        context = getattr(spec_obj, '_context', None) or \
-            nova_context.get_admin_context()
-        return context.elevated()
+        return seam_objects.request_context(spec_obj)
 
     def _document(self, context, spec: builder.SpecView):
         """(the document that applies, the stored group, the topology if
