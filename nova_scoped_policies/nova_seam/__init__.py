@@ -188,6 +188,37 @@ def _restart_listener() -> None:
         _listener.restart_in_child()
 
 
+def planned(conf=CONF) -> Status:
+    """What :func:`install` puts in place with ``conf`` and the nova
+    installed here, without touching nova (the status command)."""
+    if not conf[sched_conf.GROUP_NAME].nova_seam:
+        return Status(refused=f'[{sched_conf.GROUP_NAME}] nova_seam is false')
+    try:
+        check()
+    except UnknownNova as exc:
+        return Status(refused=str(exc))
+    from nova_scoped_policies.nova_seam import aggregates
+    from nova_scoped_policies.nova_seam import request_filters
+    from nova_scoped_policies.scheduler import plugins
+    group = conf[sched_conf.GROUP_NAME]
+    names = [cls.__name__ for cls in
+             plugins.load_classes(request_filters.NAMESPACE)
+             if getattr(group, cls.option)]
+    found = Status(installed=[
+        'request_filters: ' + (', '.join(names) or 'none enabled'),
+        'select_destinations'])
+    why_not = aggregates.sends_versioned(conf)
+    if not group.aggregate_notifications:
+        found.notes.append('aggregate_notifications is false')
+    elif why_not is not None:
+        found.notes.append(f'no aggregate notifications: {why_not}')
+    else:
+        found.installed.append(
+            'aggregate notifications: ' + aggregates.queue_name(
+                getattr(conf, 'host', None)).rsplit('.', 1)[0] + '.<pid>')
+    return found
+
+
 def status() -> Status:
     """What the seam put in place in this process."""
     return _status

@@ -66,9 +66,21 @@ class AggregateEvents:
         (self._changed or state.states().aggregates_changed)()
 
 
+def _register(conf) -> None:
+    """nova's and oslo.messaging's notification options on ``conf``
+    (nova-scheduler has them; the status command's conf may not)."""
+    import nova.conf.notifications
+    from oslo_messaging import opts
+    nova.conf.notifications.register_opts(conf)
+    for group, options in opts.list_opts():
+        if group == 'oslo_messaging_notifications':
+            conf.register_opts(options, group=group)
+
+
 def sends_versioned(conf) -> typing.Optional[str]:
     """None when nova's options make it send versioned notifications,
     else why not."""
+    _register(conf)
     fmt = conf.notifications.notification_format
     drivers = [d for d in conf.oslo_messaging_notifications.driver
                if d != 'noop']
