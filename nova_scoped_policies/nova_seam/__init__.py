@@ -39,7 +39,6 @@ fails saying why.
 """
 
 import dataclasses
-import os
 import threading
 import typing
 
@@ -171,21 +170,19 @@ def _listen(conf, status: Status) -> None:
         return
     if _listener is None:
         _listener = aggregates.Listener(conf)
-        os.register_at_fork(after_in_child=_restart_listener)
-    try:
-        _listener.start()
-    except Exception as exc:
-        status.notes.append(f'cannot listen for aggregate notifications '
-                            f'({exc}): {fallback}')
-        _once(logging.ERROR, f'nova-scoped-policies: cannot listen for '
-              f'aggregate notifications ({exc}): {fallback}')
-        return
-    status.installed.append(f'aggregate notifications: {_listener.queue}')
+    status.installed.append(
+        'aggregate notifications: ' + aggregates.queue_name(
+            getattr(conf, 'host', None)).rsplit('.', 1)[0]
+        + '.<pid> (from the first request of each scheduling process)')
 
 
-def _restart_listener() -> None:
-    if _listener is not None and _listener.started:
-        _listener.restart_in_child()
+def listening() -> None:
+    """Start this process' aggregate listener, once (called by the
+    serialised ``select_destinations`` at each request: nova-scheduler
+    forks its workers after building the HostManager, and only the
+    processes that schedule listen)."""
+    if _listener is not None and not _listener.running:
+        _listener.start_in_background()
 
 
 def planned(conf=CONF) -> Status:
@@ -215,7 +212,8 @@ def planned(conf=CONF) -> Status:
     else:
         found.installed.append(
             'aggregate notifications: ' + aggregates.queue_name(
-                getattr(conf, 'host', None)).rsplit('.', 1)[0] + '.<pid>')
+                getattr(conf, 'host', None)).rsplit('.', 1)[0]
+            + '.<pid> (from the first request of each scheduling process)')
     return found
 
 
@@ -231,7 +229,7 @@ def refusal() -> typing.Optional[str]:
 
 def uninstall() -> None:
     """Undo :func:`install` (tests)."""
-    global _status, _listener
+    global _status
     from nova_scoped_policies.nova_seam import request_filters
     from nova_scoped_policies.nova_seam import select_destinations
     with _lock:

@@ -107,11 +107,8 @@ class Listener:
         self.queue: typing.Optional[str] = None
         self._listener = None
         self._pid: typing.Optional[int] = None
-
-    @property
-    def started(self) -> bool:
-        """Whether :meth:`start` ran (in this process or its parent)."""
-        return self._listener is not None
+        self._starting: typing.Optional[int] = None
+        self._guard = threading.Lock()
 
     @property
     def running(self) -> bool:
@@ -136,10 +133,13 @@ class Listener:
                  'queue %s)', ', '.join(
                      t.topic for t in targets), self.queue)
 
-    def restart_in_child(self) -> None:
-        """After a fork: the parent's listener threads are gone; listen
-        anew on this process' own queue."""
-        self._listener = None
+    def start_in_background(self) -> None:
+        """:meth:`start` in a thread of its own, once per process: a
+        broker that is down never holds the request that asked."""
+        with self._guard:
+            if self._starting == os.getpid():
+                return
+            self._starting = os.getpid()
         threading.Thread(target=self._start_quietly, daemon=True,
                          name='scoped-policies-aggregate-events').start()
 

@@ -8,7 +8,9 @@ wrapper that, for a request whose server group has hard scoped policies
 filters and gives it back once nova has claimed the chosen hosts in
 Placement. Such a request gets no alternate hosts
 (:func:`_without_alternates`); every request whose scoped policies left no
-host gets a NoValidHost whose reason says why (:func:`_explained`).
+host gets a NoValidHost whose reason says why (:func:`_explained`). The
+first request of a process starts its aggregate listener
+(:func:`nova_scoped_policies.nova_seam.listening`).
 
 nova names its "no spec given" default ``SchedulerManager._sentinel``: the
 wrapper keeps the same default object, so nova's test of it holds.
@@ -21,6 +23,7 @@ import oslo_messaging as messaging
 
 from nova import exception
 from nova.scheduler import manager as sched_manager
+from nova_scoped_policies import nova_seam
 from nova_scoped_policies.nova_seam import checks
 from nova_scoped_policies.scheduler import coordination
 
@@ -103,6 +106,7 @@ def _serialised(original, sentinel=None):
                             spec_obj=sentinel,
                             instance_uuids=None, return_objects=False,
                             return_alternates=False):
+        nova_seam.listening()
         if spec_obj is sentinel:
             spec_obj = objects.RequestSpec.from_primitives(
                 context, request_spec, filter_properties)

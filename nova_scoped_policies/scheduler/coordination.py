@@ -293,5 +293,3 @@ def released(held: list) -> None:
         except Silent as exc:  # the backend expires it anyway
             LOG.warning('Scoped policies: could not release the lock of '
                         '%s: %s', name, exc)
-
-

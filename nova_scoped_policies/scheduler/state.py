@@ -190,7 +190,7 @@ class RequestStates:
         spec = builder.view(spec_obj)
         found: typing.Set[str] = set()
         if spec.group_uuid is not None:
-            context = self._context(spec_obj)
+            context = seam_objects.request_context(spec_obj)
             try:
                 document = self._document(context, spec)[0]
             except policy.PolicyError:
@@ -211,10 +211,6 @@ class RequestStates:
                 if stack is not None:
                     found.update(stack.existing('server_group'))
         return tuple(sorted(found))
-
-    @staticmethod
-    def _context(spec_obj):
-        return seam_objects.request_context(spec_obj)
 
     def _document(self, context, spec: builder.SpecView):
         """(the document that applies, the stored group, the topology if
@@ -314,7 +310,7 @@ class RequestStates:
                      live.requests(stack, world, placed, me, moving))
 
     def _new_entry(self, spec_obj, spec: builder.SpecView) -> _Entry:
-        context = self._context(spec_obj)
+        context = seam_objects.request_context(spec_obj)
         document, stored, topology = self._document(context, spec)
         stack: typing.Tuple[engine.Evaluation, ...] = ()
         if spec.plan and spec.plan_member:

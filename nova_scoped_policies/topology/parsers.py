@@ -24,7 +24,6 @@ OBFUSCATE_IDENTIFIERS_KEY = 'policy_scope_obfuscate_identifiers'
 NAMESPACE_KEY = 'policy_scope_namespace'
 
 
-
 class ScopeRecord(typing.Protocol):
     """What the topology reads of a stored scope: the policy store's
     :class:`nova_scoped_policies.db.records.ScopeRecord` has it (the

@@ -5,8 +5,9 @@ nova seam's listener marks our cache stale on each, and it reloads once
 (nova_seam/aggregates.py). nova's in-process harness keeps notifications
 in memory instead of sending them (nova's NotificationFixture): here
 every versioned notification nova records is handed, in the emitting
-thread, to the endpoint the listener would call. tests/functional/test_aggregate_notifications.py runs
-the real listener on RabbitMQ, against separate nova processes.
+thread, to the endpoint the listener would call.
+tests/functional/test_aggregate_notifications.py runs the real listener on
+RabbitMQ, against separate nova processes.
 """
 
 import fixtures
