@@ -55,6 +55,18 @@ def _boot(deployed, names):
         ids, TIMEOUT, poll=0.2)
 
 
+def _warm(deployed, prefix):
+    """Boot until every scheduler process has taken a boot (and so loaded
+    the aggregates) since now."""
+    before = deployed.scheduled_by()
+    booted = 0
+    while not all(count > before[name] for name, count in
+                  deployed.scheduled_by().items()):
+        assert booted < 40, deployed.scheduled_by()
+        _boot(deployed, [f'{prefix}-{booted}', f'{prefix}-{booted + 1}'])
+        booted += 2
+
+
 def _wait(what, until):
     deadline = time.monotonic() + TIMEOUT
     while not until():
@@ -68,11 +80,7 @@ def test_every_scheduler_hears_an_aggregate_change_at_once(deployed):
         assert 'nova seam installed' in deployed.log(name)
     # both schedulers take boots, and so load the aggregates and start
     # listening, before the change
-    booted = 0
-    while not all(deployed.scheduled_by().values()):
-        assert booted < 40, deployed.scheduled_by()
-        _boot(deployed, [f'warm-{booted}', f'warm-{booted + 1}'])
-        booted += 2
+    _warm(deployed, 'warm')
     for name in schedulers:
         _wait(f'{name} listening', lambda: LISTENING in deployed.log(name))
     # each scheduler process listens on a queue of its own
@@ -96,3 +104,28 @@ def test_every_scheduler_hears_an_aggregate_change_at_once(deployed):
     hosts = [s['OS-EXT-SRV-ATTR:host'] for s in servers]
     assert all(s['status'] == 'ACTIVE' for s in servers), servers
     assert set(hosts) == {'h21'}, (hosts, took)
+
+    # the reservation lifted: the next boots go to rack-1 again (the
+    # emptier host), on whichever scheduler
+    deployed.admin.post(f'/os-aggregates/{rack1["id"]}/action', json={
+        'set_metadata': {'metadata': {f'trait:{RESERVED}': None}}})
+    for name in schedulers:
+        _wait(f'heard twice by {name}',
+              lambda: deployed.log(name).count(HEARD) >= 2)
+    hosts = [s['OS-EXT-SRV-ATTR:host'] for s in
+             _boot(deployed, ['freed-0', 'freed-1'])]
+    assert 'h11' in hosts, hosts
+
+
+def test_without_the_listener_a_running_scheduler_keeps_its_copy(deployed):
+    """The control: the same reservation, with the listeners off, is not
+    seen by running schedulers for the refresh interval (an hour)."""
+    deployed.restart_schedulers(aggregate_notifications='false')
+    _warm(deployed, 'control')
+    rack1 = next(a for a in deployed.admin.get('/os-aggregates').json()[
+        'aggregates'] if a['name'] == 'rack-1')
+    deployed.admin.post(f'/os-aggregates/{rack1["id"]}/action', json={
+        'set_metadata': {'metadata': {f'trait:{RESERVED}': 'required'}}})
+    hosts = [s['OS-EXT-SRV-ATTR:host'] for s in
+             _boot(deployed, [f'stale-{i}' for i in range(4)])]
+    assert 'h11' in hosts, hosts
