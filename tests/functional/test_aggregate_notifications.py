@@ -20,6 +20,7 @@ import pytest
 
 from tests.functional.api import test_notifications as rabbit
 from tests.functional import cloud
+from tests.functional import test_concurrency as concurrency
 
 RACKS = {'rack-1': ['h11'], 'rack-2': ['h21']}
 TIMEOUT = 180
@@ -32,24 +33,18 @@ LISTENING = "versioned notifications (versioned_notifications on queue"
 @pytest.fixture(scope='module')
 def deployed(tmp_path_factory):
     rabbit._rabbit_or_fail()
-    deployment = cloud.Cloud(
+    yield from cloud.running(
         RACKS, str(tmp_path_factory.mktemp('cloud-logs')), schedulers=2,
         options={'aggregate_refresh_interval': 3600,
                  'enable_forbidden_aggregates_filter': 'true'},
         nova={'notifications': {'notification_format': 'both'},
               'oslo_messaging_notifications': {'driver': 'messagingv2'}})
-    deployment.setUp()
-    try:
-        yield deployment
-    finally:
-        deployment.cleanUp()
 
 
 def _boot(deployed, names):
     ids = [deployed.tenant.post('/servers', json={'server': {
         'name': name, 'imageRef': IMAGE, 'flavorRef': cloud.FLAVOR,
         'networks': 'none'}}).json()['server']['id'] for name in names]
-    from tests.functional import test_concurrency as concurrency
     return concurrency.settle(
         lambda sid: deployed.admin.get(f'/servers/{sid}').json()['server'],
         ids, TIMEOUT, poll=0.2)

@@ -57,6 +57,17 @@ def _ini(sections):
     return '\n'.join(lines) + '\n'
 
 
+def running(racks, logs, **options):
+    """A started :class:`Cloud`, stopped when the generator is closed (for
+    module-scoped pytest fixtures: ``yield from cloud.running(...)``)."""
+    deployment = Cloud(racks, logs, **options)
+    deployment.setUp()
+    try:
+        yield deployment
+    finally:
+        deployment.cleanUp()
+
+
 class Cloud(fixtures.Fixture):
     """``racks`` maps a rack name to its hosts (one ``nova-compute`` each,
     in a host aggregate with ``policy_scope=rack``); ``schedulers``
