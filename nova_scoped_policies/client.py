@@ -45,16 +45,21 @@ class APIError(Exception):
 
 
 class Client:
-    """Calls the policy API at its latest microversion.
+    """Calls the policy API at one microversion (by default its latest).
 
     :param session: a keystoneauth1 Session.
+    :param version: the microversion every request asks for: a caller
+        written against one answer shape names it, so that a newer API
+        answers it in that shape.
     :param kwargs: Adapter arguments (region_name, interface,
         endpoint_override, additional_headers...).
     """
 
-    def __init__(self, session, **kwargs) -> None:
+    def __init__(self, session, version: str = microversion.MAX_VERSION,
+                 **kwargs) -> None:
         kwargs.setdefault('service_type', store_conf.SERVICE_TYPE)
         self.adapter = ks_adapter.Adapter(session, **kwargs)
+        self.version = version
 
     def request(self, method: str, url: str,
                 body: typing.Optional[dict] = None):
@@ -64,7 +69,7 @@ class Client:
         """
         kwargs = {'raise_exc': False, 'headers': {
             microversion.HEADER:
-            f'{microversion.SERVICE_TYPE} {microversion.MAX_VERSION}'}}
+            f'{microversion.SERVICE_TYPE} {self.version}'}}
         if body is not None:
             kwargs['json'] = body
         resp = self.adapter.request(url, method, **kwargs)

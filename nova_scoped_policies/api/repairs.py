@@ -16,6 +16,11 @@
   plan may move to make room, and every other stored group and stack as
   the planner's ``kept`` (their hard policies kept by any such move).
 
+:func:`cloud` reads it into the records of the repair service
+(:mod:`nova_scoped_policies.repair.service`), which chooses the targets
+the caller may repair, assembles the planner's problem and decides when
+to read wide (:func:`plan`).
+
 :func:`fingerprint` sums up what a plan depends on besides capacity (the
 targets' policies, their servers and where they run, and the servers
 the plan moves); an apply rechecks it and replays the plan on a fresh
@@ -24,7 +29,6 @@ read of capacity before any move.
 
 import dataclasses
 import hashlib
-import logging
 import typing
 
 from oslo_serialization import jsonutils
@@ -38,42 +42,31 @@ from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
-from nova_scoped_policies import policy
 from nova_scoped_policies.repair import planner
+from nova_scoped_policies.repair import service as repair_service
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import service as stack_service
-from nova_scoped_policies.stacks.world import World
-from nova_scoped_policies import topology as topo
 
-LOG = logging.getLogger(__name__)
-ALL = 'all'
+ALL = repair_service.ALL
 CONSUMER_TYPES = '1.38'
 """Placement's microversion that names a consumer's type."""
 NOT_SERVERS = (holds.CONSUMER_TYPE, 'MIGRATION')
 """Consumer types that are no server (a stack's hold, the source side of
 a migration); Nova's instances are ``INSTANCE`` or, allocated before
 1.38, ``UNKNOWN``."""
-GROUP = 'server_group'
-STACK = 'stack'
+GROUP = repair_service.GROUP
+STACK = repair_service.STACK
 
 
-@dataclasses.dataclass(frozen=True)
-class Asked:
-    """What a caller asks to repair.
+Asked = repair_service.Asked
 
-    :param kind: ``server_group``, ``stack`` or ``all``.
-    :param id: the group's or stack's uuid (None for all).
-    """
 
-    kind: str
-    id: typing.Optional[str] = None
-
-    @classmethod
-    def of(cls, body: typing.Mapping[str, typing.Any]) -> 'Asked':
-        for kind in (GROUP, STACK):
-            if kind in body:
-                return cls(kind, str(body[kind]))
-        return cls(ALL)
+def asked(body: typing.Mapping[str, typing.Any]) -> Asked:
+    """What a request body asks to repair."""
+    for kind in (GROUP, STACK):
+        if kind in body:
+            return Asked(kind, str(body[kind]))
+    return Asked(ALL)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,15 +88,15 @@ class Read:
     projects: typing.Mapping[str, str] = dataclasses.field(
         default_factory=dict)
 
+    @classmethod
+    def of(cls, found: repair_service.Assembled) -> 'Read':
+        return cls(found.problem, found.owners, found.names,
+                   projects=found.projects)
+
 
 def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
     return webob.exc.HTTPServiceUnavailable(
         explanation=f'cannot {what}: Placement answered {exc}')
-
-
-def _missing(asked: Asked) -> webob.exc.HTTPNotFound:
-    what = 'server group' if asked.kind == GROUP else 'stack decision'
-    return webob.exc.HTTPNotFound(explanation=f'{what} {asked.id} not found')
 
 
 def _group_members(service, record) -> typing.List[str]:
@@ -112,67 +105,52 @@ def _group_members(service, record) -> typing.List[str]:
                                if service.nova is not None else ()))
 
 
-def _targets(service, asked: Asked, project: str, admin: bool,
-             topology: topo.Topology):
-    """[(target, owner, server id -> name)] the caller may repair.
-
-    :raises webob.exc.HTTPNotFound: no such group or stack of the
-        caller's (another project's is answered as missing).
-    """
-    found = []
-    groups, stacks = [], []
+def _records(service, asked: Asked, wide: bool):
+    """(group records, stack records): the one asked for (none when there
+    is no such), or every one (``all``, or a wide read)."""
     store = stack_db.StackStore(service.store)
-    if asked.kind == GROUP:
-        try:
-            groups = [service.store.get_group(asked.id)]
-        except store_api.NotFound:
-            raise _missing(asked)
-    elif asked.kind == STACK:
-        try:
-            stacks = [store.get(asked.id)]
-        except store_api.NotFound:
-            raise _missing(asked)
-    else:
-        groups = service.store.list_groups()
-        stacks = store.list()
-    for record in groups:
-        if record.project_id != project and not admin:
-            raise _missing(asked)
-        members = _group_members(service, record)
-        found.append((planner.Target.group(record.uuid, record.document,
-                                           members),
-                      record.project_id, {m: m for m in members}))
-    for record in stacks:
-        if record.project_id != project and not admin:
-            raise _missing(asked)
-        try:
-            stack = model.with_real_ids(model.parse(record.document),
-                                        topology, record.project_id)
-            servers, server_groups = ends(service, stack)
-            target = planner.Target.stack(
-                record.id, stack,
-                World((), topology, servers, server_groups),
-                record.instances)
-        except (model.StackError, policy.PolicyError) as exc:
-            if asked.kind == STACK:
-                raise webob.exc.HTTPConflict(
-                    explanation=f'the stack cannot be read any more: {exc}')
-            # one stack whose scope or domain is gone stops no other repair
-            LOG.warning('Stack decision %s cannot be read any more and is '
-                        'left out of the repair: %s', record.id, exc)
-            continue
-        found.append((target, record.project_id,
-                      {u: n for n, u in record.instances.items()}))
-    return found
+    if wide or asked.kind == ALL:
+        return service.store.list_groups(), store.list()
+    try:
+        if asked.kind == GROUP:
+            return [service.store.get_group(asked.id)], []
+        return [], [store.get(asked.id)]
+    except store_api.NotFound:
+        return [], []
+
+
+def _groups_and_stacks(service, asked: Asked, wide: bool):
+    """The groups and stacks of a read, as the repair service takes
+    them."""
+    group_records, stack_records = _records(service, asked, wide)
+    groups = tuple(repair_service.Group(
+        r.uuid, r.project_id, r.document, tuple(_group_members(service, r)))
+        for r in group_records)
+    stacks = []
+    for record in stack_records:
+        servers, server_groups = _ends(
+            service, *repair_service.existing(record.document))
+        stacks.append(repair_service.Stack(
+            record.id, record.project_id, record.document,
+            dict(record.instances), servers, server_groups))
+    return groups, tuple(stacks)
 
 
 def ends(service, stack: model.Stack):
     """Where the existing servers and groups of the stack's
     relationships are."""
+    return _ends(service, stack.existing('server'),
+                 stack.existing('server_group'))
+
+
+def _ends(service, server_ids: typing.Iterable[str],
+          group_ids: typing.Iterable[str]):
+    """(existing server -> its host, existing group -> its members'
+    hosts)."""
     servers = dict(hosts_mod.member_placements(
-        service.placement, stack.existing('server')).hosts)
+        service.placement, server_ids).hosts)
     groups: typing.Dict[str, typing.Tuple[str, ...]] = {}
-    for uuid in stack.existing('server_group'):
+    for uuid in group_ids:
         try:
             members = _group_members(service, service.store.get_group(uuid))
         except store_api.NotFound:
@@ -186,13 +164,12 @@ def ends(service, stack: model.Stack):
 def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
              names: typing.Mapping[str, str],
              instances_only: bool = False
-             ) -> typing.Tuple[typing.Dict[str, planner.Server],
-                               typing.Dict[str, str]]:
-    """(the servers that run: host and resources from their allocations
-    on the compute node, root provider of the tree; server id -> its
-    project). With ``instances_only``, consumers that are not instances
-    (stack holds, migrations) are left out."""
-    found, projects = {}, {}
+             ) -> typing.Dict[str, repair_service.Server]:
+    """The servers that run: host and resources from their allocations
+    on the compute node, root provider of the tree, and project. With
+    ``instances_only``, consumers that are not instances (stack holds,
+    migrations) are left out."""
+    found = {}
     for sid in sorted(set(ids)):
         body = placement.request(
             'GET', f'/allocations/{sid}',
@@ -208,9 +185,9 @@ def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
             for rc, n in data[rp_uuid]['resources'].items():
                 resources[rc] = resources.get(rc, 0) + n
         if host is not None:
-            found[sid] = planner.Server(sid, host, resources)
-            projects[sid] = body.get('project_id', '')
-    return found, projects
+            found[sid] = repair_service.Server(
+                sid, host, resources, body.get('project_id', ''))
+    return found
 
 
 def _host(placement: pc.PlacementClient, rp: str, name: str
@@ -248,7 +225,7 @@ def _consumers(placement: pc.PlacementClient,
 
 
 def _hosts(placement: pc.PlacementClient,
-           servers: typing.Iterable[planner.Server],
+           servers: typing.Iterable[repair_service.Server],
            providers: typing.Mapping[str, dict], every: bool = False
            ) -> typing.Tuple[planner.Host, ...]:
     """Every host that could take one of the servers, and theirs (with
@@ -275,52 +252,96 @@ def _hosts(placement: pc.PlacementClient,
     return tuple(found[n] for n in sorted(found))
 
 
-def read(service, asked: Asked, project: str, admin: bool,
-         wide: bool = False) -> Read:
-    """The world a plan for ``asked`` reads, for a caller of ``project``.
+def _server_ids(groups: typing.Iterable[repair_service.Group],
+                stacks: typing.Iterable[repair_service.Stack],
+                asked: Asked, mine: bool) -> typing.Set[str]:
+    """The servers of the groups and stacks asked for (``mine``), or of
+    the others."""
+    found = {s for g in groups
+             if repair_service.chosen(asked, GROUP, g.id) == mine
+             for s in g.members}
+    found.update(s for st in stacks
+                 if repair_service.chosen(asked, STACK, st.id) == mine
+                 for s in st.instances.values())
+    return found
 
-    :param wide: read every compute node and every instance on one too,
-        with every other group and stack (what a move of another server
-        must keep).
-    :raises webob.exc.HTTPNotFound: no such target of the caller's.
+
+def cloud(service, asked: Asked, wide: bool = False
+          ) -> repair_service.Cloud:
+    """The cloud a plan for ``asked`` reads.
+
+    :param wide: every group and stack, every compute node and every
+        instance on one (a server the plan may move to make room); else
+        the groups and stacks asked for, their servers and the hosts that
+        could take one of them.
     :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
     """
     try:
         topology = topologies.with_hosts(service.store, service.placement)
-        found = _targets(service, asked, project, admin, topology)
-        kept: typing.List[planner.Target] = []
-        if wide:
-            mine = {t.id for t, _, _ in found}
-            kept = [t for t, _, _ in _targets(service, Asked(ALL), project,
-                                              True, topology)
-                    if t.id not in mine]
+        groups, stacks = _groups_and_stacks(service, asked, wide)
         providers = {p['uuid']: p
                      for p in service.placement.list_providers()}
         names = {rp: p['name'] for rp, p in providers.items()}
-        ids = {s for target, _, _ in found for s in target.servers}
-        servers, projects = _servers(service.placement, ids, names)
+        servers = _servers(service.placement,
+                           _server_ids(groups, stacks, asked, True), names)
         if wide:
-            others, theirs = _servers(
+            servers.update(_servers(
                 service.placement,
                 (_consumers(service.placement, providers)
-                 | {s for t in kept for s in t.servers}) - set(servers),
-                names, instances_only=True)
-            servers.update(others)
-            projects.update(theirs)
+                 | _server_ids(groups, stacks, asked, False))
+                - set(servers), names, instances_only=True))
         hosts = _hosts(service.placement, servers.values(), providers,
                        every=wide)
     except pc.PlacementError as exc:
         raise _unavailable('read the cloud for a repair', exc)
-    owners = {t.id: owner for t, owner, _ in found}
-    for target, owner, _ in found:
-        for sid in target.servers:
-            projects.setdefault(sid, owner)
-    problem = planner.Problem(hosts, servers,
-                              tuple(t for t, _, _ in found), topology,
-                              tuple(kept))
-    return Read(problem, owners,
-                {sid: name for _, _, names in found
-                 for sid, name in names.items()}, projects=projects)
+    return repair_service.Cloud(hosts, servers, groups, stacks, topology,
+                                wide=wide)
+
+
+def _refused(exc: Exception) -> webob.exc.HTTPException:
+    """The repair service's refusal as an HTTP error."""
+    if isinstance(exc, repair_service.Unreadable):
+        return webob.exc.HTTPConflict(
+            explanation=f'the stack cannot be read any more: {exc.reason}')
+    return webob.exc.HTTPNotFound(explanation=str(exc))
+
+
+def read(service, asked: Asked, project: str, admin: bool,
+         wide: bool = False) -> Read:
+    """The world a plan for ``asked`` reads, for a caller of ``project``
+    (:func:`cloud`, assembled by the repair service).
+
+    :raises webob.exc.HTTPNotFound: no such target of the caller's.
+    :raises webob.exc.HTTPConflict: the stack asked for cannot be read.
+    :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
+    """
+    try:
+        return Read.of(repair_service.assemble(
+            cloud(service, asked, wide), asked,
+            repair_service.Who(project, admin)))
+    except (repair_service.NotFound, repair_service.Unreadable) as exc:
+        raise _refused(exc)
+
+
+def plan(service, asked: Asked, project: str, admin: bool
+         ) -> typing.Tuple[Read, planner.Plan]:
+    """(the world read, its plan) by the repair service: the cloud read
+    narrow, and wide (every instance a bystander the plan may move, every
+    other group and stack kept) unless that is nothing to do or one
+    move.
+
+    :raises webob.exc.HTTPNotFound, HTTPConflict,
+        HTTPServiceUnavailable: see :func:`read`.
+    :raises solver.SolverUnavailable: OR-Tools is not installed.
+    """
+    try:
+        found = repair_service.plan(
+            lambda wide: cloud(service, asked, wide), asked,
+            repair_service.Who(project, admin),
+            service.conf.scoped_policies_api.repair_time_limit)
+    except (repair_service.NotFound, repair_service.Unreadable) as exc:
+        raise _refused(exc)
+    return Read.of(found.assembled), found.plan
 
 
 def others_moved(read: Read, moves: typing.Iterable[planner.Move],

@@ -83,12 +83,13 @@ class Provider:
     uuid: str
     name: str
     generation: int = 0
-    # resource class -> total, reserved, min_unit, max_unit, step_size,
-    # allocation_ratio
-    inventories: typing.Dict[str, dict] = dataclasses.field(
+    # Values, replaced whole and never changed in place (so providers
+    # alike may share them): resource class -> total, reserved, min_unit,
+    # max_unit, step_size, allocation_ratio; aggregates; traits
+    inventories: typing.Mapping[str, dict] = dataclasses.field(
         default_factory=dict)
-    aggregates: typing.Set[str] = dataclasses.field(default_factory=set)
-    traits: typing.Set[str] = dataclasses.field(default_factory=set)
+    aggregates: typing.FrozenSet[str] = frozenset()
+    traits: typing.FrozenSet[str] = frozenset()
 
     def capacity(self, rc: str) -> int:
         inv = self.inventories[rc]
@@ -251,7 +252,7 @@ class Placement:
                        aggregates: typing.Iterable[str]) -> Provider:
         provider = self.provider(uuid)
         self._generation(provider, generation)
-        provider.aggregates = set(aggregates)
+        provider.aggregates = frozenset(aggregates)
         return provider
 
     # -- traits ----------------------------------------------------------
@@ -278,7 +279,7 @@ class Placement:
     def set_traits(self, uuid: str, generation,
                    traits: typing.Iterable[str]) -> Provider:
         provider = self.provider(uuid)
-        traits = set(traits)
+        traits = frozenset(traits)
         unknown = sorted(t for t in traits if not self.known_trait(t))
         if unknown:
             raise Invalid('No such trait(s): %s' % ', '.join(unknown))

@@ -2,7 +2,15 @@
 
 The pure core (no nova, HTTP or CONF)::
 
-    problem = planner.Problem(hosts, servers, targets, topology)
+    outcome = service.plan(read, asked, who)   # read(wide) -> Cloud
+    outcome.plan                               # ordered moves, or why not
+
+:mod:`.service` is the one way a repair is planned (the policy API,
+Watcher and the simulator only read their world into its records): it
+chooses the targets the caller may repair, makes the other servers
+bystanders that may make room, and assembles the planner's problem::
+
+    problem = planner.Problem(hosts, servers, targets, topology, kept)
     plan = planner.plan(problem)       # Plan: ordered moves, or why not
 
 :mod:`.planner` finds the target placement with the joint solver of stacks

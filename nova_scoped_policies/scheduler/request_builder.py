@@ -185,12 +185,43 @@ tenant wrote them): ``identifiers.to_real`` bound to a topology and a
 project."""
 
 
+NOVA_ENFORCERS = {
+    'affinity': ('ServerGroupAffinityFilter',),
+    'anti-affinity': ('ServerGroupAntiAffinityFilter',),
+    'soft-affinity': ('nova.scheduler.weights.all_weighers',
+                      'nova.scheduler.weights.affinity.'
+                      'ServerGroupSoftAffinityWeigher'),
+    'soft-anti-affinity': ('nova.scheduler.weights.all_weighers',
+                           'nova.scheduler.weights.affinity.'
+                           'ServerGroupSoftAntiAffinityWeigher'),
+}
+"""Each plain nova group policy -> the entries of nova-scheduler's
+``enabled_filters`` (filters) or ``weight_classes`` (weighers) any of which
+makes Nova enforce it."""
+
+
+@functools.lru_cache(maxsize=8)
+def nova_enforces(enabled_filters: typing.Tuple[str, ...],
+                  weight_classes: typing.Tuple[str, ...]
+                  ) -> typing.FrozenSet[str]:
+    """The plain nova policies Nova's own filters and weighers enforce
+    with this configuration (``[filter_scheduler]`` options, as tuples)."""
+    enabled = set(enabled_filters) | set(weight_classes)
+    return frozenset(name for name, enforcers in NOVA_ENFORCERS.items()
+                     if enabled.intersection(enforcers))
+
+
 def document(spec: SpecView, stored: typing.Optional[
         policy.PolicyDocument] = None, use_hint: bool = True,
-             to_real: typing.Optional[Translate] = None
+             to_real: typing.Optional[Translate] = None,
+             left_to_nova: typing.AbstractSet[str] = frozenset()
              ) -> typing.Optional[policy.PolicyDocument]:
     """The policies that apply to a request: Nova's group, the group's
     stored policies, and the hint; None when none does.
+
+    A plain nova group (no stored policies, no hint) whose policy is in
+    ``left_to_nova`` (:func:`nova_enforces`) is Nova's alone: one
+    enforcement per policy, Nova's, as if we were not installed.
 
     Identifiers are translated once, before merging: the hint by
     ``to_real``; stored policies are real already. Merge errors name
@@ -201,17 +232,22 @@ def document(spec: SpecView, stored: typing.Optional[
         identifiers (and, in ``written``, the requesting project's form).
     :param use_hint: False ignores the hint (the deployer's choice).
     :param to_real: translates the hint's identifiers (None: leave them).
+    :param left_to_nova: the plain nova policies Nova enforces.
     :raises PolicyError: the hint is malformed, names a domain the tenant
         cannot target, or contradicts the group.
     """
     found = None
+    with_hint = bool(spec.hint and use_hint)
+    if (spec.in_group and stored is None and not with_hint
+            and spec.nova_policy in left_to_nova):
+        return None
     if spec.in_group:
         found = _nova_document(spec.nova_policy, spec.nova_rules,
                                spec.group_name)
     if stored is not None:
         found = (stored if found is None
                  else policy.merge(found, stored, prefix='policy store'))
-    if spec.hint and use_hint:
+    if with_hint:
         hinted = parse_hint(spec.hint)
         if not spec.in_group and (
                 hinted.rules.min_domains

@@ -54,7 +54,11 @@ def _document_of(spec: builder.SpecView, stored, to_real):
         LOG.warning('Ignoring the %s scheduler hint: [%s] %s is False',
                     builder.HINT, sched_conf.GROUP_NAME,
                     sched_conf.ALLOW_HINT)
-    return builder.document(spec, stored, use_hint, to_real)
+    options = CONF.filter_scheduler
+    return builder.document(spec, stored, use_hint, to_real,
+                            builder.nova_enforces(
+                                tuple(options.enabled_filters),
+                                tuple(options.weight_classes)))
 
 
 @dataclasses.dataclass

@@ -146,8 +146,8 @@ API's own repair plans.
 
     def do_execute(self, audit=None) -> None:
         model = self.compute_model
-        problem = world.read(model, self.store, self.nova)
-        found = planner.plan(problem, self.config.time_limit)
+        found = world.plan(model, self.store, self.nova,
+                           self.config.time_limit)
         if found.status == planner.REPAIRED and _repeats(found.moves):
             # Watcher keeps one of two equal actions: the order would break
             found = planner.Plan(

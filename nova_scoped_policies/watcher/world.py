@@ -1,14 +1,20 @@
-"""The repair planner's world, read where Watcher reads the cloud.
+"""The repair service's cloud, read where Watcher reads the cloud.
+
+:func:`cloud` reads it into the records of the repair service
+(:mod:`nova_scoped_policies.repair.service`) and :func:`plan` asks the
+service for the repair of every group and stack decision, as an
+administrator:
 
 * **Hosts**: the compute nodes of Watcher's compute data model (the
   audit's scope), each with the capacity it has left there (Placement's
   inventories with reserved and allocation ratios, minus the instances on
   it), less what stack decisions hold on it and Watcher's model does not
   see. A node that is disabled or down takes no new server: no capacity.
-* **Servers**: the model's instances that are members of a target, with
-  their node and flavor (VCPU, MEMORY_MB, DISK_GB). Only active instances
-  can be live-migrated: the others, and those the audit's scope excludes,
-  count where they are and never move.
+* **Servers**: the model's instances, with their node and flavor (VCPU,
+  MEMORY_MB, DISK_GB); the plan moves only members of a target (no other
+  server is moved to make room). Only active instances can be
+  live-migrated: the others, and those the audit's scope excludes, count
+  where they are and never move.
 * **Targets**: every server group with scoped policies in the policy store
   (its members there and Nova's, less the excluded), and every stack
   decision (the instances booted for its servers).
@@ -22,25 +28,16 @@ action names).
 import math
 import typing
 
-from oslo_log import log as logging
-
 from nova_scoped_policies.db import stacks as stack_db
-from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.repair import planner
-from nova_scoped_policies.stacks import model
-from nova_scoped_policies.stacks.world import World
+from nova_scoped_policies.repair import service
 from nova_scoped_policies import topology as topo
-
-LOG = logging.getLogger(__name__)
 
 RESOURCES = (('VCPU', 'vcpu', 'vcpus'), ('MEMORY_MB', 'memory', 'memory'),
              ('DISK_GB', 'disk', 'disk'))
 """Resource class, its key in a node's free resources, its instance
 field."""
 MOVABLE = 'active'
-STAYS = 'CUSTOM_NSP_WATCHER_STAYS_'
-"""Prefix of the trait that keeps a server on its host: the server
-requires it and only its host has it (never leaves this module)."""
 ENABLED = 'enabled'
 UP = 'up'
 
@@ -107,8 +104,7 @@ def _held(stacks: typing.Iterable[stack_db.StackRecord]
     return found
 
 
-def _hosts(compute_model, held: typing.Mapping[str, typing.Mapping[str, int]],
-           stays: typing.Mapping[str, typing.Set[str]]
+def _hosts(compute_model, held: typing.Mapping[str, typing.Mapping[str, int]]
            ) -> typing.Tuple[planner.Host, ...]:
     found = []
     for node in compute_model.get_all_compute_nodes().values():
@@ -117,29 +113,23 @@ def _hosts(compute_model, held: typing.Mapping[str, typing.Mapping[str, int]],
         usable = node.status == ENABLED and node.state == UP
         free = {rc: max(0, math.floor(left[key]) - hold.get(rc, 0))
                 if usable else 0 for rc, key, _ in RESOURCES}
-        found.append(planner.Host(node.hostname, free, frozenset(
-            stays.get(node.hostname, ())), node.uuid))
+        found.append(planner.Host(node.hostname, free, frozenset(),
+                                  node.uuid))
     return tuple(sorted(found, key=lambda h: h.name))
 
 
-def _servers(placements, ids: typing.Iterable[str]
-             ) -> typing.Tuple[typing.Dict[str, planner.Server],
-                               typing.Dict[str, typing.Set[str]]]:
-    """(server id -> server, host -> the traits that keep its servers
-    there); ids Watcher's model does not place are left out."""
-    servers, stays = {}, {}
-    for sid in sorted(set(ids)):
-        if sid not in placements:
-            continue
+def _servers(placements) -> typing.Dict[str, service.Server]:
+    """Every instance the model places, as the repair service takes
+    it; only an active one Watcher's scope does not exclude may move."""
+    found = {}
+    for sid in sorted(placements):
         instance, node = placements[sid]
-        required: typing.FrozenSet[str] = frozenset()
-        if instance.state != MOVABLE or instance.watcher_exclude:
-            trait = STAYS + sid.replace('-', '').upper()
-            required = frozenset((trait,))
-            stays.setdefault(node.hostname, set()).add(trait)
-        servers[sid] = planner.Server(sid, node.hostname,
-                                      _resources(instance), required)
-    return servers, stays
+        found[sid] = service.Server(
+            sid, node.hostname, _resources(instance),
+            getattr(instance, 'project_id', '') or '',
+            movable=instance.state == MOVABLE and
+            not instance.watcher_exclude)
+    return found
 
 
 def _group_members(record, nova: Nova) -> typing.List[str]:
@@ -147,29 +137,9 @@ def _group_members(record, nova: Nova) -> typing.List[str]:
     return list(record.counted(nova.members(record.uuid)))
 
 
-def _stack_target(record: stack_db.StackRecord, topology: topo.Topology,
-                  where: typing.Mapping[str, str],
-                  members: typing.Callable[[str], typing.List[str]]
-                  ) -> planner.Target:
-    """A stack decision's target; its relationships' existing ends are
-    read where Watcher's model places them.
-
-    :raises model.StackError: the stack cannot be read any more.
-    :raises PolicyError: a domain it names is gone.
-    """
-    stack = model.with_real_ids(model.parse(record.document), topology,
-                                record.project_id)
-    servers = {u: where.get(u) for u in stack.existing('server')}
-    groups = {u: tuple(sorted({where[m] for m in members(u) if m in where}))
-              for u in stack.existing('server_group')}
-    return planner.Target.stack(
-        record.id, stack, World((), topology, servers, groups),
-        record.instances)
-
-
-def read(compute_model, store, nova: Nova) -> planner.Problem:
-    """The planner's problem: every stored group and stack decision over
-    the hosts and instances of Watcher's compute data model.
+def cloud(compute_model, store, nova: Nova) -> service.Cloud:
+    """Every stored group and stack decision over the hosts and instances
+    of Watcher's compute data model, as the repair service takes them.
 
     :param compute_model: Watcher's (scoped) compute data model.
     :param store: the policy store (``db.api.PolicyStore``).
@@ -185,21 +155,40 @@ def read(compute_model, store, nova: Nova) -> planner.Problem:
 
     groups = {g.uuid: g for g in store.list_groups()}
     stacks = stack_db.StackStore(store).list()
-    targets = [planner.Target.group(uuid, g.document,
-                                    _group_members(g, nova))
-               for uuid, g in groups.items()]
 
     def members(uuid: str) -> typing.List[str]:
         if uuid in groups:
             return _group_members(groups[uuid], nova)
         return nova.members(uuid)
-    for record in stacks:
-        try:
-            targets.append(_stack_target(record, topology, where, members))
-        except (model.StackError, PolicyError) as exc:
-            LOG.warning('Stack decision %s cannot be read any more and is '
-                        'left out of the repair: %s', record.id, exc)
-    servers, stays = _servers(placements, {s for t in targets
-                                           for s in t.servers})
-    return planner.Problem(_hosts(compute_model, _held(stacks), stays),
-                           servers, tuple(targets), topology)
+
+    def stack(record: stack_db.StackRecord) -> service.Stack:
+        """A stack decision; its relationships' existing ends where
+        Watcher's model places them."""
+        servers, server_groups = service.existing(record.document)
+        return service.Stack(
+            record.id, record.project_id, record.document,
+            dict(record.instances), {u: where.get(u) for u in servers},
+            {u: tuple(sorted({where[m] for m in members(u) if m in where}))
+             for u in server_groups})
+    return service.Cloud(
+        _hosts(compute_model, _held(stacks)), _servers(placements),
+        tuple(service.Group(uuid, g.project_id, g.document,
+                            tuple(members(uuid)))
+              for uuid, g in groups.items()),
+        tuple(stack(r) for r in stacks), topology)
+
+
+def plan(compute_model, store, nova: Nova, time_limit: float
+         ) -> planner.Plan:
+    """The repair plan of every group and stack decision (the repair
+    service's, only their servers moved)."""
+    return service.plan(lambda wide: cloud(compute_model, store, nova),
+                        service.Asked(), service.ADMIN, time_limit,
+                        bystanders=False).plan
+
+
+def read(compute_model, store, nova: Nova) -> planner.Problem:
+    """The planner's problem :func:`plan` solves."""
+    return service.assemble(cloud(compute_model, store, nova),
+                            service.Asked(), service.ADMIN,
+                            bystanders=False).problem

@@ -6,8 +6,10 @@ shows on the field), adds members (instances whose allocations the test
 writes in Placement), sees the chart per rack, sees a violation appear
 when a third member shares a rack, and plans a repair in its own
 identifiers. The administrator sees the occupancy heatmap and every
-violation, plans the repair in real host names and applies it; each move
-shows as it completes, and the member is then in the empty rack.
+violation, plans the repair in real host names; a member moved behind
+the plan's back makes the policy API refuse it (the page says why); planned
+again, it is applied as one repair task the page follows until each move
+shows done, and the member is then in the empty rack.
 Screenshots go to .test-artifacts/dashboard/.
 """
 
@@ -48,14 +50,32 @@ def login(driver, horizon, user, password):
     wait(driver).until(lambda d: '/auth/login' not in d.current_url)
 
 
+def _provider(host):
+    return f'00000000-0000-4000-9000-{int(host[1:]):012d}'
+
+
 def place(cloud, instance, host, project):
     """Write the instance's allocations on ``host`` in Placement."""
     placement = pc.PlacementClient.for_endpoint(cloud['placement'],
                                                 'admin', '1.38')
-    rp = f'00000000-0000-4000-9000-{int(host[1:]):012d}'
     placement.put_allocations(instance, {
-        'allocations': {rp: {'resources': {'VCPU': 1, 'MEMORY_MB': 512}}},
+        'allocations': {_provider(host): {'resources': {
+            'VCPU': 1, 'MEMORY_MB': 512}}},
         'project_id': project, 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'})
+
+
+def relocate(cloud, instance, host):
+    """Move the instance's allocations to ``host`` (as a migration
+    behind the plan's back would)."""
+    placement = pc.PlacementClient.for_endpoint(cloud['placement'],
+                                                'admin', '1.38')
+    found = placement.get_allocations(instance)
+    placement.put_allocations(instance, {
+        'allocations': {_provider(host): {'resources': {
+            'VCPU': 1, 'MEMORY_MB': 512}}},
+        'project_id': found['project_id'], 'user_id': found['user_id'],
+        'consumer_generation': found['consumer_generation'],
         'consumer_type': 'INSTANCE'})
 
 
@@ -155,6 +175,20 @@ def test_a_tenant_sets_a_policy_sees_it_break_and_plans_a_repair(
     shot(driver, '05-tenant-plan')
 
 
+def admin_plan(driver):
+    """The admin's plan page: its one move (the row, the server, from,
+    to), from rack-1 to the empty rack-3."""
+    status = wait(driver).until(ec.presence_of_element_located(
+        (By.ID, 'nsp-plan-status')))
+    assert status.text == 'repaired'
+    (move,) = driver.find_elements(By.CSS_SELECTOR, '#moves tbody tr')
+    server, _, source, target = (
+        c.text for c in move.find_elements(By.TAG_NAME, 'td')[:4])
+    assert (source, target[1]) in (('h1', '5'), ('h1', '6'), ('h2', '5'),
+                                   ('h2', '6')), (source, target)
+    return move, server, source, target
+
+
 def test_an_admin_sees_the_heatmap_and_applies_a_repair(driver, horizon,
                                                         cloud):
     login(driver, horizon, 'admin', conftest.ADMIN_PASSWORD)
@@ -180,15 +214,26 @@ def test_an_admin_sees_the_heatmap_and_applies_a_repair(driver, horizon,
     shot(driver, '07-violations')
     row.find_element(By.PARTIAL_LINK_TEXT, 'Plan a repair').click()
 
-    status = wait(driver).until(ec.presence_of_element_located(
-        (By.ID, 'nsp-plan-status')))
-    assert status.text == 'repaired'
-    (move,) = driver.find_elements(By.CSS_SELECTOR, '#moves tbody tr')
-    server, _, source, target = (
-        c.text for c in move.find_elements(By.TAG_NAME, 'td')[:4])
-    assert (source, target[1]) in (('h1', '5'), ('h1', '6'), ('h2', '5'),
-                                   ('h2', '6')), (source, target)
+    move, server, source, target = admin_plan(driver)
     shot(driver, '08-admin-plan')
+
+    # a member moves behind the plan's back (rack-2 still): the policy
+    # API refuses the plan before any move, and the page says why
+    relocate(cloud, I2, 'h4')
+    driver.find_element(By.ID, 'nsp-apply').click()
+    wait(driver).until(ec.text_to_be_present_in_element(
+        (By.ID, 'nsp-apply-result'), 'Refused'))
+    refused = driver.find_element(By.ID, 'nsp-apply-result').text
+    assert 'the plan no longer fits the cloud' in refused, refused
+    assert 'nothing was moved' in refused, refused
+    progress = move.find_element(By.CSS_SELECTOR, 'td.nsp-progress').text
+    assert progress == 'planned', progress
+    assert host_of(cloud, server) == source
+    shot(driver, '08-admin-plan-refused')
+
+    # planned again, applied as one repair task the page follows
+    driver.refresh()
+    move, server, source, target = admin_plan(driver)
     driver.find_element(By.ID, 'nsp-apply').click()
     try:
         wait(driver).until(ec.text_to_be_present_in_element(
@@ -198,6 +243,7 @@ def test_an_admin_sees_the_heatmap_and_applies_a_repair(driver, horizon,
         raise AssertionError(driver.get_log('browser'))
     progress = move.find_element(By.CSS_SELECTOR, 'td.nsp-progress').text
     assert progress == 'done', progress
+    assert not driver.find_element(By.ID, 'nsp-cancel').is_displayed()
     shot(driver, '09-applied')
     assert host_of(cloud, server) == target
 

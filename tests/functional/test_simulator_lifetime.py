@@ -362,6 +362,75 @@ def test_repair_of_a_stack_moves_its_server_away_again():
     assert result['stacks']['app']['status'] == 'ok'
 
 
+def full_cloud():
+    """Issue 37's full cloud: hA takes g's two servers and nothing else
+    (2048 MB), hB is full of another project's soft-affinity servers k
+    (its memory), hC has room for one server of k but not for one of g
+    (1 VCPU). Each boot has one host that fits it best: k's go to hB (the
+    most free RAM and VCPU, then k's soft affinity), g's to hA (the only
+    host left with the memory)."""
+    def host(name, vcpu, ram):
+        return {'name': name, 'resources': {'VCPU': vcpu, 'MEMORY_MB': ram,
+                                            'DISK_GB': 100}}
+
+    def boot_of(name, group, project, vcpu, ram, count=1):
+        return {'boot': {'name': name, 'group': group, 'project': project,
+                         'count': count, 'flavor': {'resources': {
+                             'VCPU': vcpu, 'MEMORY_MB': ram,
+                             'DISK_GB': 1}}}}
+    return {
+        'scopes': {}, 'aggregates': [],
+        'hosts': [host('hA', 4, 2048), host('hB', 4, 8192),
+                  host('hC', 1, 4096)],
+        'groups': [{'name': 'g', 'project': 'tenant-a',
+                    'policies': ['soft-anti-affinity:host']},
+                   {'name': 'k', 'project': 'tenant-b',
+                    'policies': ['soft-affinity:host']}],
+        'stacks': [],
+        'requests': [
+            boot_of('k', 'k', 'tenant-b', 1, 4096),
+            boot_of('kk', 'k', 'tenant-b', 1, 4096),
+            boot_of('g', 'g', 'tenant-a', 2, 1024, count=2),
+            # the tenant tightens g: its two servers share hA
+            {'update_group': {'group': 'g',
+                              'policies': ['anti-affinity:host']}},
+            {'repair': {'group': 'g'}}, {'repair': {}}]}
+
+
+def test_repair_moves_another_server_to_make_room():
+    """Issue 37: g must split onto hB, full of k's servers; the 2-move
+    repair moves one of k to hC first (k's soft affinity is only a cost),
+    then one of g to hB, each through the scheduler."""
+    result = both(full_cloud())
+    placed = {p['server']: p['host'] for p in result['placements']}
+    assert placed == {'k-1': 'hB', 'kk-1': 'hB', 'g-1': 'hA', 'g-2': 'hA'}
+    repaired, again = result['repairs']
+    assert repaired['status'] == 'repaired', repaired
+    assert [(m['server'][0], m['from'], m['to'])
+            for m in repaired['moves']] == [('k', 'hB', 'hC'),
+                                            ('g', 'hA', 'hB')]
+    assert [dict(m, why='repair') for m in repaired['moves']] == \
+        result['moves']
+    assert result['failures'] == []
+    assert again['status'] == 'nothing to do'
+    assert result['audit']['g']['violations'] == []
+
+
+def test_a_server_of_a_hard_group_is_not_moved_to_make_room():
+    """The same cloud with k's affinity hard: moving one of k would break
+    it, so no repair exists."""
+    data = full_cloud()
+    data['requests'].insert(3, {'update_group': {
+        'group': 'k', 'policies': ['affinity:host']}})
+    result = both(data)
+    repaired, _ = result['repairs']
+    assert repaired['status'] == 'impossible' and repaired['moves'] == []
+    assert repaired['reason'].startswith('group g: ')
+    assert 'even with other servers moved to make room' in \
+        repaired['reason']
+    assert result['moves'] == []
+
+
 # -- reports ------------------------------------------------------------------
 
 def test_the_table_shows_moves_repairs_and_stack_audits():

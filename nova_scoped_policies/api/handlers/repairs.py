@@ -3,8 +3,9 @@ server group, a stack or (admins) every group and stack, and carry a plan
 out through Nova.
 
 ``POST /repairs`` reads the cloud (:mod:`nova_scoped_policies.api.repairs`)
-and plans (:func:`nova_scoped_policies.repair.planner.plan`), the cloud
-read wide when the target's own servers do not repair it in one move;
+and plans with the repair service
+(:func:`nova_scoped_policies.repair.service.plan`), the cloud read wide
+when the target's own servers do not repair it in one move;
 tenants see hosts as surrogates and another project's server as "another
 server". ``POST /repairs/apply`` (admins) refuses a plan
 whose world changed before any move: the targets' policies, servers and
@@ -51,7 +52,7 @@ def _begin(req: webob.Request, schema: dict):
             explanation='The resource could not be found.')
     context, service = util.env(req)
     data = util.extract_json(req, schema)['repair']
-    return context, service, data, repairs.Asked.of(data)
+    return context, service, data, repairs.asked(data)
 
 
 ANOTHER = 'another server'
@@ -76,21 +77,10 @@ def _move(move: planner.Move, read: repairs.Read,
 
 
 def _plan(service, asked: repairs.Asked, project: str, admin: bool):
-    """(the world read, its plan): the target's own servers first; the
-    cloud read wide (every instance a bystander the plan may move, every
-    other group and stack kept) unless that is nothing to do or one
-    move."""
-    time_limit = service.conf.scoped_policies_api.repair_time_limit
-    read = repairs.read(service, asked, project, admin)
+    """(the world read, its plan), by the repair service
+    (:func:`nova_scoped_policies.api.repairs.plan`)."""
     try:
-        found = planner.plan(read.problem, time_limit)
-        if found.status == planner.NOTHING or (
-                found.status == planner.REPAIRED and len(found.moves) <= 1):
-            return read, found
-        wide = repairs.read(service, asked, project, admin, wide=True)
-        if len(wide.problem.servers) == len(read.problem.servers):
-            return read, found
-        return wide, planner.plan(wide.problem, time_limit)
+        return repairs.plan(service, asked, project, admin)
     except solver.SolverUnavailable as exc:
         raise webob.exc.HTTPNotImplemented(explanation=str(exc))
 
@@ -117,14 +107,9 @@ def plan_repair(req: webob.Request) -> webob.Response:
         body['needs_administrator'] = bool(others)
     body.update({k: v for k, v in data.items()})
     service.notify(req, 'scoped_repair.plan', payloads.of_repair(
-        _label(asked), found.status,
+        asked.label, found.status,
         [_move(m, read) for m in found.moves], found.reason))
     return util.json_response(req, {'repair': body})
-
-
-def _label(asked: repairs.Asked) -> str:
-    """What a repair is of, in notifications."""
-    return f'{asked.kind} {asked.id}' if asked.id else asked.kind
 
 
 def _reason(reason: str, read: repairs.Read, shown: repairs.Read) -> str:
@@ -168,7 +153,7 @@ def apply_repair(req: webob.Request) -> webob.Response:
         return _start_task(req, context, service, asked, read, moves,
                            mover, most)
     service.notify(req, 'scoped_repair.apply.start', payloads.of_repair(
-        _label(asked), 'started', data['moves']))
+        asked.label, 'started', data['moves']))
     found = repair_tasks.carry(mover, moves, problem, most,
                                options.repair_move_timeout)
     failed = None
@@ -195,10 +180,10 @@ def _notify_end(service, req, asked: repairs.Asked, done: typing.List[dict],
                 failed: typing.Optional[dict]) -> None:
     if failed:
         service.notify(req, 'scoped_repair.apply.error', payloads.of_repair(
-            _label(asked), 'stopped', done, failed['reason']))
+            asked.label, 'stopped', done, failed['reason']))
     else:
         service.notify(req, 'scoped_repair.apply.end', payloads.of_repair(
-            _label(asked), 'applied', done))
+            asked.label, 'applied', done))
 
 
 def _tasks(service) -> task_db.TaskStore:
@@ -219,7 +204,7 @@ def _start_task(req, context, service, asked: repairs.Asked,
     tasks = _tasks(service)
     shown = [_move(m, read) for m in moves]
     try:
-        task = tasks.create(context.project_id, _label(asked), shown)
+        task = tasks.create(context.project_id, asked.label, shown)
     except task_db.Busy as exc:
         conflict = webob.exc.HTTPConflict(
             explanation=f'{exc}; nothing was moved: wait for it, or cancel '
@@ -227,7 +212,7 @@ def _start_task(req, context, service, asked: repairs.Asked,
         conflict.error_code = 'scoped_policies.repair_busy'
         raise conflict
     service.notify(req, 'scoped_repair.apply.start', payloads.of_repair(
-        _label(asked), 'started', shown))
+        asked.label, 'started', shown))
 
     def ended(record: task_db.TaskRecord) -> None:
         _notify_end(service, req, asked, record.done, record.failed)

@@ -26,6 +26,19 @@ NOWHERE = '(no domain)'
 in :meth:`Audit.per_domain`."""
 RULE_PREFIX = 'max_server_per_'
 """A rule limiting the servers per domain of the scope that follows."""
+VERSION = '1.4'
+"""The microversion the panels speak (the answers' shapes they read;
+1.4: ``POST /repairs/apply`` starts a repair task)."""
+TASK_RUNNING = 'running'
+TASK_APPLIED = 'applied'
+TASK_STOPPED = 'stopped'
+TASK_CANCELLED = 'cancelled'
+TASK_INTERRUPTED = 'interrupted'
+TASK_STATUSES = (TASK_RUNNING, TASK_APPLIED, TASK_STOPPED, TASK_CANCELLED,
+                 TASK_INTERRUPTED)
+"""A repair task's statuses, as the policy API says them: running, then
+applied (every move done), stopped (a move failed), cancelled, or
+interrupted (the API process carrying it out stopped)."""
 
 
 def client(request) -> api_client.Client:
@@ -37,7 +50,7 @@ def client(request) -> api_client.Client:
         auth=token_endpoint.Token(endpoint, request.user.token.id),
         verify=verify, timeout=getattr(settings, 'SCOPED_POLICIES_TIMEOUT',
                                        120))
-    return api_client.Client(session)
+    return api_client.Client(session, version=VERSION)
 
 
 def _call(request, method: str, url: str, body=None):
@@ -289,22 +302,71 @@ class Plan:
 
 
 @dataclasses.dataclass(frozen=True)
-class Applied:
-    """What one apply request did."""
+class TaskFailure:
+    """The move that stopped a repair task, and why.
 
-    status: str
-    done: typing.Tuple[Move, ...]
-    failed: typing.Optional[dict]
-    left: typing.Tuple[Move, ...]
-    violations: typing.Tuple[str, ...]
-    fingerprint: str
+    :param move: that move, or None when the service failed between
+        moves.
+    :param reason: why (Nova's, the scheduler's or the service's words).
+    :param host: where the server is now, when known.
+    """
+
+    move: typing.Optional[Move]
+    reason: str
+    host: typing.Optional[str]
 
     @classmethod
-    def of(cls, body: dict) -> 'Applied':
-        return cls(body['status'], tuple(Move.of(m) for m in body['done']),
-                   body.get('failed'),
-                   tuple(Move.of(m) for m in body.get('left', ())),
-                   tuple(body.get('violations', ())), body['fingerprint'])
+    def of(cls, body: dict) -> 'TaskFailure':
+        move = body.get('move')
+        return cls(Move.of(move) if move else None,
+                   body.get('reason') or '', body.get('host'))
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """A repair plan carried out in the policy API's background
+    (``/repairs/tasks``, admins).
+
+    :param status: one of :data:`TASK_STATUSES`.
+    :param moves: the plan's moves.
+    :param done: the moves done, in order.
+    :param current: the moves running now.
+    :param failed: the move that stopped it (status ``stopped``), or None.
+    :param cancel_requested: a cancel was asked: it stops after the
+        running moves.
+    """
+
+    id: str
+    target: str
+    status: str
+    moves: typing.Tuple[Move, ...]
+    done: typing.Tuple[Move, ...]
+    current: typing.Tuple[Move, ...]
+    failed: typing.Optional[TaskFailure]
+    cancel_requested: bool
+    created_at: str
+    finished_at: typing.Optional[str]
+
+    @classmethod
+    def of(cls, body: dict) -> 'Task':
+        def moves(key):
+            return tuple(Move.of(m) for m in body.get(key) or ())
+        failed = body.get('failed')
+        return cls(body['id'], body.get('target') or '', body['status'],
+                   moves('moves'), moves('done'), moves('current'),
+                   TaskFailure.of(failed) if failed else None,
+                   bool(body.get('cancel_requested')),
+                   body.get('created_at') or '', body.get('finished_at'))
+
+    @property
+    def running(self) -> bool:
+        return self.status == TASK_RUNNING
+
+    @property
+    def applied(self) -> bool:
+        """It ended with every move of the plan done."""
+        return self.status == TASK_APPLIED and \
+            len(self.done) == len(self.moves)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -453,13 +515,28 @@ def repair_plan(request, target: Target) -> Plan:
 
 
 def repair_apply(request, target: Target, fingerprint: str,
-                 moves: typing.Sequence[Move]) -> Applied:
-    """Carry out ``moves`` of a plan made on ``fingerprint`` (admins);
-    the answer's fingerprint is the next part's."""
+                 moves: typing.Sequence[Move]) -> Task:
+    """Start the repair task that carries out ``moves`` of a plan made
+    on ``fingerprint`` (admins). The policy API refuses (409), before any
+    move, a plan whose cloud changed since and one moving a server that
+    another running task moves."""
     body = dict(target.body(), fingerprint=fingerprint,
                 moves=[m.body() for m in moves])
-    return Applied.of(_call(request, 'POST', '/repairs/apply',
-                            {'repair': body})['repair'])
+    return Task.of(_call(request, 'POST', '/repairs/apply',
+                         {'repair': body})['task'])
+
+
+def repair_task(request, task_id: str) -> Task:
+    """A repair task's progress (admins)."""
+    return Task.of(_call(request, 'GET', f'/repairs/tasks/{task_id}')
+                   ['task'])
+
+
+def repair_task_cancel(request, task_id: str) -> Task:
+    """Ask a running task to stop after the moves running now (admins);
+    an ended task is refused (409 naming its status)."""
+    return Task.of(_call(request, 'DELETE', f'/repairs/tasks/{task_id}')
+                   ['task'])
 
 
 def violations(request) -> typing.List[Violation]:

@@ -42,3 +42,19 @@ def plan(target=None):
         'status': 'repaired', 'reason': '', 'fingerprint': 'f1',
         'violations': audit().violations,
         'moves': [{'server': I2, 'from': 'h-a', 'to': 'h-b'}]})
+
+
+TASK = '3f1f6c6e-8d2a-4b7e-9a51-2b7c0c9e4d10'
+MOVE_1 = {'server': I1, 'from': 'h-a', 'to': 'h-c'}
+MOVE_2 = {'server': I2, 'from': 'h-a', 'to': 'h-b'}
+
+
+def task(**kw):
+    """A repair task of two moves, as ``GET /repairs/tasks/{id}``
+    answers it (running, nothing done yet unless told)."""
+    body = {'id': TASK, 'target': f'server_group {GROUP}',
+            'status': 'running', 'moves': [MOVE_1, MOVE_2], 'done': [],
+            'current': [MOVE_1], 'failed': None, 'cancel_requested': False,
+            'created_at': '2026-11-25T23:00:00Z', 'finished_at': None}
+    body.update(kw)
+    return api.Task.of(body)

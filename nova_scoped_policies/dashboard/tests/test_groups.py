@@ -28,6 +28,9 @@ class GroupsTest(helpers.TestCase):
         self.assertEqual(request.user.token.id,
                          session.auth.get_token(session))
         self.assertEqual('scoped-policies', client.adapter.service_type)
+        # the microversion whose answers the panels read, whatever the
+        # API's latest
+        self.assertEqual(api.VERSION, client.version)
 
     @mock.patch(API + 'group_audit')
     @mock.patch(API + 'group_list')

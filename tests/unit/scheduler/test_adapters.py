@@ -84,6 +84,27 @@ def test_plain_nova_group_without_hint(install):
         ['h2', 'h3', 'h4', 'h5', 'h6']
 
 
+def test_plain_nova_group_is_novas_when_novas_filter_is_enabled(install,
+                                                                conf):
+    """One enforcement per plain policy: with Nova's group filter named in
+    nova-scheduler's enabled_filters, ours pass every host (Nova's filter,
+    the compute's late check and the conductor's retries decide)."""
+    install(FakeLocator({uuids.m1: 'h1', uuids.m2: 'h1'}), TOPOLOGY)
+    conf.config(group='filter_scheduler', enabled_filters=[
+        'ComputeFilter', 'ServerGroupAntiAffinityFilter',
+        'ScopedAffinityFilter', 'ScopedAntiAffinityFilter'])
+    spec_obj = spec(members=[uuids.m1, uuids.m2],
+                    rules={'max_server_per_host': 2})
+    assert names(ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj)) == \
+        names(HOSTS)
+    # the same group with a scoped policy is ours again, its plain part too
+    spec_obj = spec({'policies': ['anti-affinity:rack']},
+                    members=[uuids.m1, uuids.m2],
+                    rules={'max_server_per_host': 2})
+    assert 'h1' not in names(
+        ScopedAntiAffinityFilter().filter_all(HOSTS, spec_obj))
+
+
 def test_one_member_lookup_per_request_shared_by_all_plugins(install):
     locator = FakeLocator({uuids.m1: 'h1'})
     states = install(locator, TOPOLOGY)

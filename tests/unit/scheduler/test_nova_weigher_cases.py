@@ -18,6 +18,7 @@ from nova_scoped_policies.scheduler.weights.scoped_soft_affinity import \
 from nova_scoped_policies.scheduler.weights.scoped_soft_anti_affinity import \
     ScopedSoftAntiAffinityWeigher
 from tests.unit.scheduler.conftest import FakeLocator
+from tests.unit.scheduler.conftest import OURS_ONLY
 from tests.unit.scheduler.conftest import StaticAggregates
 
 
@@ -31,6 +32,11 @@ class _OurWorld:
         for key in [k for k in self.__dict__
                     if k[0] != '_' and k not in keep]:
             del self.__dict__[key]
+
+    def setUp(self):
+        super().setUp()
+        # a scheduler naming our weighers only: ours replace Nova's
+        self.flags(group='filter_scheduler', **OURS_ONLY)
 
     def _get_all_hosts(self):
         hosts = super()._get_all_hosts()

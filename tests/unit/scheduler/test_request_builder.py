@@ -1,5 +1,7 @@
 """The RequestSpec -> engine request builder: plain data in, no I/O."""
 
+import dataclasses
+
 from oslo_serialization import jsonutils
 from oslo_utils.fixture import uuidsentinel as uuids
 import pytest
@@ -86,3 +88,34 @@ def test_engine_request_takes_the_hosts_chosen_since_the_lookup():
     request = builder.engine_request(document, None, {'m': 'h1'}, spec, 1)
     assert list(request.in_flight) == ['h2', 'h3']
     assert request.instance_uuid == uuids.new
+
+
+@pytest.mark.parametrize('filters, weighers, expected', [
+    ((), (), set()),
+    (('ServerGroupAffinityFilter',), (), {'affinity'}),
+    (('ServerGroupAntiAffinityFilter', 'ScopedAntiAffinityFilter'), (),
+     {'anti-affinity'}),
+    ((), ('nova.scheduler.weights.all_weighers',),
+     {'soft-affinity', 'soft-anti-affinity'}),
+    ((), ('nova.scheduler.weights.affinity.ServerGroupSoftAffinityWeigher',
+          'nova_scoped_policies.scheduler.weights.all_weighers'),
+     {'soft-affinity'}),
+    ((), ('nova_scoped_policies.scheduler.weights.all_weighers',), set()),
+])
+def test_nova_enforces(filters, weighers, expected):
+    assert builder.nova_enforces(filters, weighers) == expected
+
+
+def test_a_plain_group_left_to_nova_has_no_document():
+    plain = builder.SpecView(in_group=True, nova_policy='anti-affinity',
+                             group_name='g')
+    assert builder.document(plain, left_to_nova={'anti-affinity'}) is None
+    assert builder.document(plain, left_to_nova={'affinity'}) is not None
+    hinted = dataclasses.replace(
+        plain, hint='{"policies": ["anti-affinity:rack"]}')
+    found = builder.document(hinted, left_to_nova={'anti-affinity'})
+    assert [str(p) for p in found.policies] == [
+        'anti-affinity:host', 'anti-affinity:rack']
+    # an ignored hint leaves the group plain
+    assert builder.document(hinted, use_hint=False,
+                            left_to_nova={'anti-affinity'}) is None

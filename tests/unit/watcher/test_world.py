@@ -31,8 +31,7 @@ def test_hosts_have_what_watcher_counts_left_and_holds_take():
         servers = {'web-1': type('S', (), {
             'provider': fakes.uid('node/h11'), 'host': 'h11',
             'resources': {'VCPU': 1, 'MEMORY_MB': 1024}})}
-    hosts = {h.name: h for h in world._hosts(
-        model, world._held([Held]), {})}
+    hosts = {h.name: h for h in world._hosts(model, world._held([Held]))}
     assert hosts['h11'].free == {'VCPU': 0, 'MEMORY_MB': 8192 - 512 - 1024,
                                  'DISK_GB': 99}
     assert hosts['h12'].free['VCPU'] == (2 - 1) * 2 - 1

@@ -19,8 +19,8 @@ class MovesTable(tables.DataTable):
 
 
 class ApplyMovesTable(MovesTable):
-    """The moves with their ``progress``, filled in as each move
-    completes (admins' apply)."""
+    """The moves with their ``progress``, filled in as the repair task
+    of the admins' apply runs (the plan page's script)."""
 
     progress = tables.Column(lambda m: _('planned'),
                              verbose_name=_('Progress'),
