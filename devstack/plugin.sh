@@ -119,7 +119,7 @@ function configure_nova_scoped_policies {
     fi
     local driver
     driver=$(iniget_multiline $NOVA_CONF oslo_messaging_notifications driver)
-    if [[ -z "$driver" || "$driver" == "noop" ]]; then
+    if ! echo "$driver" | grep -qx 'messaging\(v2\)\?'; then
         iniset $NOVA_CONF oslo_messaging_notifications driver messagingv2
     fi
     # each nova-scheduler process listens on a queue of its own; those of

@@ -14,8 +14,8 @@ unversioned notifications only.
 
 Nothing of nova's is patched or read here but its configuration options:
 nova must send versioned notifications (``[notifications]
-notification_format = both`` or ``versioned``, and an
-``[oslo_messaging_notifications] driver`` other than ``noop``).
+notification_format = both`` or ``versioned``, and
+``[oslo_messaging_notifications] driver = messagingv2``).
 """
 
 import os
@@ -35,6 +35,9 @@ EVENTS = ('add_host', 'remove_host', 'update_metadata', 'update_prop',
 rename."""
 EVENT_TYPES = r'^aggregate\.(%s)\.end$' % '|'.join(EVENTS)
 QUEUE_PREFIX = 'nova-scoped-policies-aggregates'
+SENDING_DRIVERS = ('messagingv2', 'messaging')
+"""oslo.messaging's notification drivers that send over the transport
+(``noop``, ``log``, ``test`` and ``routing`` do not)."""
 
 
 def queue_name(host: typing.Optional[str] = None) -> str:
@@ -82,13 +85,14 @@ def sends_versioned(conf) -> typing.Optional[str]:
     else why not."""
     _register(conf)
     fmt = conf.notifications.notification_format
-    drivers = [d for d in conf.oslo_messaging_notifications.driver
-               if d != 'noop']
+    drivers = conf.oslo_messaging_notifications.driver
     if fmt not in ('both', 'versioned'):
         return (f'[notifications] notification_format is {fmt!r}, not '
                 f'"both" or "versioned"')
-    if not drivers:
-        return '[oslo_messaging_notifications] driver is noop or unset'
+    if not set(drivers) & set(SENDING_DRIVERS):
+        return (f'[oslo_messaging_notifications] driver is '
+                f'{",".join(drivers) or "unset"}: nova sends no '
+                f'notification over its transport (messagingv2 does)')
     return None
 
 
