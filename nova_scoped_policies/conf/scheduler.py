@@ -156,8 +156,9 @@ Each nova-scheduler process listens on a RabbitMQ queue of its own,
 at its next request after an ``aggregate.add_host``, ``remove_host``,
 ``update_metadata``, ``update_prop`` or ``delete`` notification. nova must
 send versioned notifications: ``[notifications] notification_format = both``
-(or ``versioned``) and an ``[oslo_messaging_notifications] driver`` such as
-``messagingv2``; otherwise a warning is logged and changes arrive within
+(or ``versioned``) and ``[oslo_messaging_notifications] driver = messagingv2``
+(the drivers that send over the transport); otherwise a warning is logged and
+changes arrive within
 ``aggregate_refresh_interval``. Every versioned notification reaches every
 scheduler's queue (all but aggregate events are dropped); set this to False
 where that traffic matters more than freshness.
