@@ -7,6 +7,10 @@
    providers in 50 racks: an ``affinity:rack`` boot's
    ``GET /allocation_candidates`` with and without the query filter's
    ``member_of=in:<rack>`` - candidates and latency, and their ratios.
+3. Adding 500 forbidden aggregates to a spec: nova's public
+   ``Destination.append_forbidden_aggregates`` against the one direct
+   write of :func:`nova_scoped_policies.nova_seam.objects.forbid_aggregates`
+   (the figure its docstring quotes).
 
 Exits non-zero, with a ``MISSED`` line, when a figure misses its target.
 
@@ -28,6 +32,7 @@ from nova import objects  # noqa: E402
 from benchmarks.common import Targets  # noqa: E402
 from benchmarks.common import timed  # noqa: E402
 from nova_scoped_policies import topology as topo  # noqa: E402
+from nova_scoped_policies.nova_seam import objects as seam_objects  # noqa: E402,E501
 from nova_scoped_policies.scheduler import aggregate_cache  # noqa: E402
 from nova_scoped_policies.scheduler import members as locators  # noqa: E402,E501
 from nova_scoped_policies.scheduler.request_filters.forbidden_aggregates \
@@ -84,6 +89,25 @@ def per_request(repeat):
     return fa, sq, len(sample.forbidden_aggregates)
 
 
+def forbid_aggregates(repeat, count=500):
+    """Seconds per spec to add ``count`` forbidden aggregates: nova's
+    public method, and the seam's direct write."""
+    uuids = [str(uuid.uuid4()) for _ in range(count)]
+
+    def specs():
+        return iter([objects.RequestSpec(
+            requested_destination=objects.Destination())
+            for _ in range(repeat * 2)])
+
+    public = specs()
+    nova = timed(lambda: next(public).requested_destination
+                 .append_forbidden_aggregates(uuids), repeat)
+    direct = specs()
+    seam = timed(lambda: seam_objects.forbid_aggregates(next(direct), uuids),
+                 repeat)
+    return nova, seam
+
+
 def real_placement(repeat, providers=2000, racks=50):
     from tests import placement_fixtures as pf
     fixture = pf.real_placement()
@@ -128,6 +152,11 @@ def main(argv=None):
     targets.check(f'scoped_policy_query per request (1,000 members, 500 '
                   f'racks, {n_forbidden} forbidden)', sq * 1e3, 1,
                   better='lower', unit=' ms')
+    nova, seam = forbid_aggregates(args.repeat * 10)
+    print(f'forbid-aggregates (500): nova append_forbidden_aggregates '
+          f'{nova * 1e3:.3f} ms, nova_seam.objects.forbid_aggregates '
+          f'{seam * 1e3:.3f} ms per spec')
+    targets.require('direct_write_faster_than_nova', seam < nova)
     setup, res = real_placement(max(3, args.repeat // 4), args.providers)
     (n_all, t_all), (n_rack, t_rack) = res['without'], res['with']
     print(f'real Placement, {args.providers} providers in 50 racks '

@@ -8,7 +8,7 @@
 NSP_FILTERS_PATH=nova_scoped_policies.scheduler.filters.all_filters
 NSP_WEIGHERS_PATH=nova_scoped_policies.scheduler.weights.all_weighers
 NSP_FILTER_NAMES="ScopedAffinityFilter ScopedAntiAffinityFilter"
-NSP_OPTIONS="enable_scoped_policy_query_filter enable_forbidden_aggregates_filter aggregate_refresh_interval"
+NSP_OPTIONS="enable_scoped_policy_query_filter enable_forbidden_aggregates_filter aggregate_refresh_interval nova_seam"
 NSP_WATCHER_GROUP=watcher_strategies.scoped_policy_repair
 
 # available_filters repeats its key (a multi-valued option); enabled_filters
@@ -109,6 +109,26 @@ function configure_nova_scoped_policies {
     iniset $NOVA_CONF scoped_policies enable_scoped_policy_query_filter $NOVA_SCOPED_POLICIES_QUERY_FILTER
     iniset $NOVA_CONF scoped_policies enable_forbidden_aggregates_filter $NOVA_SCOPED_POLICIES_FORBIDDEN_AGGREGATES
     iniset $NOVA_CONF scoped_policies aggregate_refresh_interval $NOVA_SCOPED_POLICIES_REFRESH
+    # the nova seam, installed when nova-scheduler starts; its listener
+    # needs nova's versioned notifications (aggregate.*)
+    iniset $NOVA_CONF scoped_policies nova_seam True
+    local format
+    format=$(iniget $NOVA_CONF notifications notification_format)
+    if [[ -z "$format" || "$format" == "unversioned" ]]; then
+        iniset $NOVA_CONF notifications notification_format both
+    fi
+    local driver
+    driver=$(iniget_multiline $NOVA_CONF oslo_messaging_notifications driver)
+    if ! echo "$driver" | grep -qx 'messaging\(v2\)\?'; then
+        iniset $NOVA_CONF oslo_messaging_notifications driver messagingv2
+    fi
+    # each nova-scheduler process listens on a queue of its own; those of
+    # stopped schedulers expire after 10 minutes unused
+    if command -v rabbitmqctl >/dev/null || declare -F rabbitmqctl >/dev/null; then
+        sudo rabbitmqctl set_policy nova-scoped-policies-aggregates \
+            '^nova-scoped-policies-aggregates\.' '{"expires":600000}' \
+            --apply-to queues || true
+    fi
 }
 
 # configure_nova_scoped_policies_api: the service's own config file, its

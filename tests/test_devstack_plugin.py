@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from oslo_config import cfg
+from oslo_messaging import opts as messaging_opts
 import pytest
 
 import nova.conf
@@ -58,6 +59,10 @@ def phase(tmp_path, *args, env=None):
 def load(path):
     conf = cfg.ConfigOpts()
     nova.conf.scheduler.register_opts(conf)
+    nova.conf.notifications.register_opts(conf)
+    for group, options in messaging_opts.list_opts():
+        if group == 'oslo_messaging_notifications':
+            conf.register_opts(options, group=group)
     nsp_conf.register_opts(conf)
     conf([], default_config_files=[str(path)])
     return conf
@@ -107,6 +112,13 @@ def test_post_config_enables_our_plugins_through_novas_loaders(
     assert sp.enable_scoped_policy_query_filter is True
     assert sp.enable_forbidden_aggregates_filter is False
     assert sp.aggregate_refresh_interval == 30
+    # the nova seam, and the versioned notifications its listener reads
+    assert sp.nova_seam is True
+    assert conf.notifications.notification_format == 'both'
+    assert conf.oslo_messaging_notifications.driver == ['messagingv2']
+    assert ('rabbitmqctl set_policy nova-scoped-policies-aggregates '
+            '^nova-scoped-policies-aggregates\\. {"expires":600000} '
+            '--apply-to queues') in (tmp_path / 'calls').read_text()
 
 
 def test_post_config_is_idempotent_and_takes_settings(tmp_path, nova_conf):

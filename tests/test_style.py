@@ -13,3 +13,66 @@ def test_flake8():
          'benchmarks'], cwd=ROOT, capture_output=True, text=True,
         timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+PACKAGE = os.path.join(ROOT, 'nova_scoped_policies')
+NOVA_INTERNALS = ('_sentinel', '_context', '_get_attrname', '_changed_fields',
+                  '_locked_consume_from_request', '_limit',
+                  'ALL_REQUEST_FILTERS')
+"""nova's private names (and its request-filter list), which only the nova
+seam may touch."""
+SEAM_ONLY_UNTIL_MOVED = ('simulator',)
+"""Packages the lead switches to ``nova_seam.simulation`` (issue 35)."""
+LAYERS = {
+    'policy': ('engine', 'db', 'scheduler', 'placement', 'api', 'stacks',
+               'topology', 'nova_seam'),
+    'topology': ('engine', 'db', 'scheduler', 'placement', 'api', 'stacks',
+                 'nova_seam'),
+    'conf': ('engine', 'db', 'scheduler', 'placement', 'api', 'stacks',
+             'nova_seam'),
+}
+"""Package -> the packages above it that it must not import."""
+
+
+def _modules(package):
+    for folder, _, files in os.walk(os.path.join(PACKAGE, package)):
+        for name in files:
+            if name.endswith('.py'):
+                path = os.path.join(folder, name)
+                with open(path) as source:
+                    yield os.path.relpath(path, ROOT), source.read()
+
+
+def test_nova_internals_only_in_the_seam():
+    import ast
+    found = []
+    for package in sorted(os.listdir(PACKAGE)):
+        if package in ('nova_seam',) + SEAM_ONLY_UNTIL_MOVED or \
+                not os.path.isdir(os.path.join(PACKAGE, package)):
+            continue
+        for path, text in _modules(package):
+            for node in ast.walk(ast.parse(text)):
+                name = (node.attr if isinstance(node, ast.Attribute) else
+                        node.value if isinstance(node, ast.Constant) and
+                        isinstance(node.value, str) else None)
+                if name in NOVA_INTERNALS:
+                    found.append(f'{path}:{node.lineno}: {name}')
+    assert not found, found
+
+
+def test_no_import_goes_up_a_layer():
+    import ast
+    found = []
+    for package, above in LAYERS.items():
+        for path, text in _modules(package):
+            for node in ast.walk(ast.parse(text)):
+                names = ([a.name for a in node.names]
+                         if isinstance(node, ast.Import) else
+                         [node.module or ''] if isinstance(
+                             node, ast.ImportFrom) else [])
+                for name in names:
+                    parts = name.split('.')
+                    if parts[0] == 'nova_scoped_policies' and \
+                            len(parts) > 1 and parts[1] in above:
+                        found.append(f'{path}:{node.lineno}: {name}')
+    assert not found, found

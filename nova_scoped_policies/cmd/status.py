@@ -15,6 +15,7 @@ from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
 
 from nova_scoped_policies import conf as nsp_conf
+from nova_scoped_policies import nova_seam
 from nova_scoped_policies.db import records
 from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies.placement import client as pc
@@ -31,6 +32,12 @@ OUR_FILTERS = 'nova_scoped_policies.scheduler.filters.all_filters'
 OUR_WEIGHERS = 'nova_scoped_policies.scheduler.weights.all_weighers'
 OUR_FILTER_NAMES = (scoped_affinity.ScopedAffinityFilter.__name__,
                     scoped_anti_affinity.ScopedAntiAffinityFilter.__name__)
+OUR_WEIGHER_PATHS = (
+    OUR_WEIGHERS,
+    'nova_scoped_policies.scheduler.weights.scoped_soft_affinity.'
+    'ScopedSoftAffinityWeigher',
+    'nova_scoped_policies.scheduler.weights.scoped_soft_anti_affinity.'
+    'ScopedSoftAntiAffinityWeigher')
 NOVA_GROUP_FILTERS = ('ServerGroupAffinityFilter',
                       'ServerGroupAntiAffinityFilter')
 
@@ -120,19 +127,25 @@ class Checks(upgradecheck.UpgradeCommands):
                                        'enable_forbidden_aggregates_filter')
                            if getattr(sp, o)]
         enabled = [n for n in OUR_FILTER_NAMES if n in fs.enabled_filters]
+        weighed = any(w in fs.weight_classes for w in OUR_WEIGHER_PATHS)
         if OUR_FILTERS not in fs.available_filters:
-            if enabled or request_filters:
+            if enabled:
                 failures.append(
                     f'[filter_scheduler] available_filters lacks '
                     f'{OUR_FILTERS}: nova-scheduler cannot load '
-                    f'{", ".join(enabled) or "our request filters"} '
-                    f'({", ".join(request_filters) or "filters"} set); add '
-                    'it as a second available_filters line')
+                    f'{", ".join(enabled)}; add it as a second '
+                    'available_filters line')
             else:
                 warnings.append(
                     f'nova-scoped-policies is installed but not enabled: '
                     f'add {OUR_FILTERS} to [filter_scheduler] '
                     'available_filters and our filters to enabled_filters')
+        if request_filters and not enabled and not weighed:
+            failures.append(
+                f'{", ".join(request_filters)} set, but no filter or weigher '
+                'of ours is enabled: the nova seam, which installs our '
+                'request filters, is installed when nova-scheduler builds '
+                'them')
         if OUR_FILTERS in fs.available_filters and not enabled:
             failures.append(
                 '[filter_scheduler] enabled_filters names neither '
@@ -142,12 +155,7 @@ class Checks(upgradecheck.UpgradeCommands):
             missing = (set(OUR_FILTER_NAMES) - set(enabled)).pop()
             warnings.append(f'[filter_scheduler] enabled_filters lacks '
                             f'{missing}: its policies are not enforced')
-        if enabled and not any(w in fs.weight_classes for w in (
-                OUR_WEIGHERS,
-                'nova_scoped_policies.scheduler.weights.'
-                'scoped_soft_affinity.ScopedSoftAffinityWeigher',
-                'nova_scoped_policies.scheduler.weights.'
-                'scoped_soft_anti_affinity.ScopedSoftAntiAffinityWeigher')):
+        if enabled and not weighed:
             warnings.append(f'[filter_scheduler] weight_classes lacks '
                             f'{OUR_WEIGHERS}: soft scoped policies are not '
                             'weighed (weight_classes is one comma-separated '
@@ -243,7 +251,30 @@ class Checks(upgradecheck.UpgradeCommands):
         return _result(failures, [], f'{len(groups)} stored group(s), '
                        'every scope they use exists')
 
+    def _check_nova_seam(self) -> Result:
+        found = nova_seam.planned(self.conf)
+        if found.refused is not None:
+            if not self.conf.scoped_policies.nova_seam:
+                return Result(Code.WARNING, (
+                    f'nova seam off ({found.refused}): nothing of nova is '
+                    'patched; boots into groups with hard scoped policies '
+                    'fail closed, and no request filter of ours runs'))
+            return Result(Code.FAILURE, (
+                f'nova seam refused: {found.refused}; nova-scheduler patches '
+                'nothing and boots into groups with hard scoped policies '
+                'fail closed until nova-scoped-policies supports this nova'))
+        lines = [f'nova seam ({nova_seam.checks.WRITTEN_FOR} internals '
+                 'match); nova-scheduler installs at start: '
+                 + '; '.join(found.installed)]
+        lines += found.notes
+        if found.notes:
+            return Result(Code.WARNING, '\n'.join(lines + [
+                'aggregate changes reach the schedulers within '
+                '[scoped_policies] aggregate_refresh_interval']))
+        return Result(Code.SUCCESS, '\n'.join(lines))
+
     _upgrade_checks = (
+        ('Nova seam', _check_nova_seam),
         ('Scheduler configuration', _check_scheduler),
         ('Placement microversion', _check_placement),
         ('Scope aggregates', _check_aggregates),

@@ -3,7 +3,7 @@
 import collections
 
 from nova_scoped_policies import conf
-from nova_scoped_policies.placement import client as placement_client
+from nova_scoped_policies.conf import placement
 
 
 def list_opts():
@@ -12,7 +12,7 @@ def list_opts():
     Fails loudly if a conf module forgets its ``list_opts``.
     """
     grouped = collections.defaultdict(list)
-    for module in conf._MODULES + (placement_client,):
+    for module in conf._MODULES + (placement,):
         lister = getattr(module, 'list_opts', None)
         if lister is None:
             raise AttributeError(

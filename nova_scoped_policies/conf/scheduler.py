@@ -18,6 +18,8 @@ ENABLE_SCOPED_POLICY_QUERY = 'enable_scoped_policy_query_filter'
 ENABLE_SCOPED_PLAN = 'enable_scoped_plan_filter'
 STORE_DRIVER = 'store_driver'
 COORDINATION_URL = 'coordination_backend_url'
+NOVA_SEAM = 'nova_seam'
+AGGREGATE_NOTIFICATIONS = 'aggregate_notifications'
 COORDINATION_LOCK_TIMEOUT = 'coordination_lock_timeout'
 SOFT_AFFINITY_MULTIPLIER = 'soft_affinity_weight_multiplier'
 SOFT_ANTI_AFFINITY_MULTIPLIER = 'soft_anti_affinity_weight_multiplier'
@@ -102,7 +104,71 @@ Scope changes (a new rack aggregate, a host moved between racks) reach the
 scheduler within this delay. Lower it while reorganising scopes; raise it in
 very large clouds where the aggregate list is big. 0 reads the aggregates for
 every scheduling request of a server group.
+
+With ``aggregate_notifications`` (the default) nova's versioned aggregate
+notifications make the copy stale at once; this interval is then only the
+fallback for a lost notification.
 """),
+    cfg.BoolOpt(
+        NOVA_SEAM,
+        default=True,
+        help="""
+Install the nova seam when nova-scheduler starts.
+
+nova offers scheduler plugins host filters and weighers only. The rest of
+what nova-scoped-policies needs is installed by the seam, once, when
+nova-scheduler builds its enabled filters and weighers (in
+``SchedulerManager.__init__``), after checking that nova's internals are those
+of the release it was written for:
+
+* the request filters enabled below are appended to nova's request-filter
+  list;
+* ``SchedulerManager.select_destinations`` is wrapped: a request for a server
+  group with hard scoped policies (or a stack server) holds the group's lock
+  (``coordination_backend_url``) until nova has claimed its hosts, gets no
+  alternate hosts (a failed build goes to ERROR rather than to an unchecked
+  alternate), and a NoValidHost says which policy left no host;
+* an oslo.messaging listener of nova's versioned ``aggregate.*``
+  notifications (``aggregate_notifications``).
+
+Listing the filter classes (``[filter_scheduler] available_filters``) changes
+nothing in nova. ``nova-scoped-policies-status upgrade check`` reports what is
+installed. With this option false, or on a nova whose internals differ,
+nothing of nova is patched: our filters and weighers still run, and boots into
+groups with hard scoped policies fail closed (no valid host, with the reason
+in the scheduler's log), since concurrent boots could break them.
+
+Related options:
+
+* ``aggregate_notifications``
+* ``coordination_backend_url``
+"""),
+    cfg.BoolOpt(
+        AGGREGATE_NOTIFICATIONS,
+        default=True,
+        help="""
+Keep the scheduler's copy of the host aggregates fresh from nova's versioned
+notifications.
+
+Each nova-scheduler process listens on a RabbitMQ queue of its own,
+``nova-scoped-policies-aggregates.<host>.<pid>``, bound to nova's
+``[notifications] versioned_notifications_topics``, and reloads the aggregates
+at its next request after an ``aggregate.add_host``, ``remove_host``,
+``update_metadata``, ``update_prop`` or ``delete`` notification. nova must
+send versioned notifications: ``[notifications] notification_format = both``
+(or ``versioned``) and ``[oslo_messaging_notifications] driver = messagingv2``
+(the drivers that send over the transport); otherwise a warning is logged and
+changes arrive within
+``aggregate_refresh_interval``. Every versioned notification reaches every
+scheduler's queue (all but aggregate events are dropped); set this to False
+where that traffic matters more than freshness.
+
+Related options:
+
+* ``nova_seam`` (the listener is part of it)
+* ``aggregate_refresh_interval``
+"""),
+
     cfg.BoolOpt(
         ENABLE_SCOPED_PLAN,
         default=True,
@@ -132,9 +198,8 @@ request; enable one of the two, not both.
 
 Related options:
 
-* ``[filter_scheduler] available_filters`` must list
-  ``nova_scoped_policies.scheduler.filters.all_filters``, which installs the
-  request filter when nova-scheduler starts.
+* ``nova_seam`` must be true: the seam installs the request filter when
+  nova-scheduler starts.
 * ``aggregate_refresh_interval``
 """),
     cfg.BoolOpt(
@@ -153,8 +218,8 @@ group boots pull thousands of hosts.
 
 Related options:
 
-* ``[filter_scheduler] available_filters`` must list
-  ``nova_scoped_policies.scheduler.filters.all_filters``.
+* ``nova_seam`` must be true: the seam installs the request filter when
+  nova-scheduler starts.
 * ``max_query_aggregates``
 """),
     cfg.IntOpt(

@@ -16,12 +16,13 @@ from oslo_config import cfg
 import requests
 
 from nova_scoped_policies.conf import ksa
+from nova_scoped_policies.conf import placement as conf_placement
 
 SERVICE_TYPE = 'placement'
 MIN_VERSION = (1, 32)
 """``member_of=!in:`` (forbidden aggregates) appeared in 1.32."""
 DEFAULT_VERSION = '1.36'
-GROUP = 'placement'
+GROUP = conf_placement.GROUP
 TIMEOUT = (5.0, 20.0)
 """(connect, read) seconds of every call unless told otherwise (the
 defaults of ``[scoped_policies_api]connect_timeout`` and ``read_timeout``):
@@ -52,14 +53,6 @@ class PlacementError(Exception):
 
 class PlacementVersionError(PlacementError):
     """Placement is too old for nova-scoped-policies."""
-
-
-def list_opts():
-    """The keystoneauth1 options of ``[placement]`` for our tools.
-
-    Inside nova the group is nova's own; our tools read the same options.
-    """
-    return {GROUP: ksa.list_ks_opts()}
 
 
 class PlacementClient:

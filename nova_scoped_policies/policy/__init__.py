@@ -1,9 +1,9 @@
 """Group policy documents: the plain model, and its parser.
 
-The parser reads the policy plugins' registry (which words, rules and
-contradictions exist), and the plugins read the model: the parser's names
-are loaded on first use (PEP 562), so importing the model never imports
-the plugins.
+The parser asks the policy plugins' vocabulary (which words, rules and
+contradictions exist: :mod:`.vocabulary`, provided by the engine's
+registry, above this package), and the plugins read the model: the
+parser's names are loaded on first use (PEP 562).
 """
 
 import importlib

@@ -13,13 +13,15 @@ Accepted shapes (``shared/contracts/policy-document.md``):
 
 Every error is a :class:`PolicyError` naming the field and the value.
 Which words, rules and contradictions exist is the policy plugins' to say
-(``engine/plugins/registry.py``): this module only loops over them.
+(``engine/plugins/registry.py``, handed over through
+:mod:`nova_scoped_policies.policy.vocabulary`): this module only loops
+over them.
 """
 
 import math
 import typing
 
-from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies.policy import vocabulary as _vocabulary
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.errors import shown
 from nova_scoped_policies.policy.model import MAX_SERVER_PER
@@ -44,7 +46,7 @@ _LLMN_KEYS = ('level1', 'level2', 'n')
 def vocabulary() -> typing.Mapping[str, PolicyType]:
     """word -> policy type: the types the registered plugins own, in the
     registry's order."""
-    return registry.vocabulary()
+    return _vocabulary.current().vocabulary()
 
 
 def _join(prefix: str, field: str) -> str:
@@ -66,7 +68,7 @@ def parse_policy(text: object, field: str = 'policy') -> Policy:
         raise PolicyError(field, text, 'a policy is a string '
                           'TYPE[:SCOPE[:IDENTIFIER]]')
     parts = text.split(':', 2)
-    plugin = registry.by_word().get(parts[0])
+    plugin = _vocabulary.current().by_word().get(parts[0])
     if plugin is None:
         # the value is echoed already: repeat a short word only
         word = f' {shown(parts[0])}' if len(parts[0]) <= 32 else ''
@@ -77,13 +79,13 @@ def parse_policy(text: object, field: str = 'policy') -> Policy:
 
 def _parse_rules(data: object, field: str) -> typing.Dict[str, typing.Any]:
     """``rules`` as :class:`Rules`' keyword arguments: every key one of
-    a plugin's rules (``registry.rules``) or ``size``."""
+    a plugin's rules (the vocabulary's ``rules``) or ``size``."""
     if not isinstance(data, dict):
         raise PolicyError(field, data, 'rules must be an object')
     by_scope: typing.Dict[str, typing.Dict[str, int]] = {}
     weights: typing.Dict[str, int] = {}
     size = None
-    known = registry.rules()
+    known = _vocabulary.current().rules()
     for key, value in data.items():
         kfield = f'{field}.{key}'
         if key == SIZE:
@@ -304,7 +306,7 @@ def as_objects(document: PolicyDocument) -> typing.Union[
     scopes = [p.scope for p in document.policies]
     labels = [str(p) for p in document.policies]
     for key, value in document.rules.to_dict().items():
-        rule = next((r for r in registry.rules()
+        rule = next((r for r in _vocabulary.current().rules()
                      if key.startswith(r.prefix)), None)
         about = key[len(rule.prefix):] if rule else None
         index = (labels.index(about) if rule and rule.by_policy
@@ -357,8 +359,9 @@ def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
 
 def _check_pair(a: Policy, afield: str, b: Policy, bfield: str,
                 worded: typing.Callable[[Policy], str] = str) -> None:
-    problem = (registry.plugin_of(a.type).conflict(a, b)
-               or registry.plugin_of(b.type).conflict(b, a))
+    plugin_of = _vocabulary.current().plugin_of
+    problem = (plugin_of(a.type).conflict(a, b)
+               or plugin_of(b.type).conflict(b, a))
     if problem:
         raise PolicyError(_common_prefix(afield, bfield),
                           [worded(b), worded(a)],
@@ -374,7 +377,7 @@ def _common_prefix(afield: str, bfield: str) -> str:
 def _check_rules(policies: typing.Sequence[Policy], rules: Rules,
                  prefix: str) -> None:
     """Each rule beside what it needs (``Rule.check``)."""
-    for rule in registry.rules():
+    for rule in _vocabulary.current().rules():
         values = (rules.weights if rule.by_policy
                   else rules.per_scope(rule.prefix))
         for about, value in values.items():

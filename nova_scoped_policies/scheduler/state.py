@@ -20,13 +20,13 @@ import weakref
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from nova import context as nova_context
 from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import engine
 from nova_scoped_policies.engine import audit as engine_audit
 from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies import identifiers
+from nova_scoped_policies.nova_seam import objects as seam_objects
 from nova_scoped_policies import policy
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.db import stacks as stack_db
@@ -194,7 +194,7 @@ class RequestStates:
         spec = builder.view(spec_obj)
         found: typing.Set[str] = set()
         if spec.group_uuid is not None:
-            context = self._context(spec_obj)
+            context = seam_objects.request_context(spec_obj)
             try:
                 document = self._document(context, spec)[0]
             except policy.PolicyError:
@@ -215,12 +215,6 @@ class RequestStates:
                 if stack is not None:
                     found.update(stack.existing('server_group'))
         return tuple(sorted(found))
-
-    @staticmethod
-    def _context(spec_obj):
-        context = getattr(spec_obj, '_context', None) or \
-            nova_context.get_admin_context()
-        return context.elevated()
 
     def _document(self, context, spec: builder.SpecView):
         """(the document that applies, the stored group, the topology if
@@ -320,7 +314,7 @@ class RequestStates:
                      live.requests(stack, world, placed, me, moving))
 
     def _new_entry(self, spec_obj, spec: builder.SpecView) -> _Entry:
-        context = self._context(spec_obj)
+        context = seam_objects.request_context(spec_obj)
         document, stored, topology = self._document(context, spec)
         stack: typing.Tuple[engine.Evaluation, ...] = ()
         if spec.plan and spec.plan_member:

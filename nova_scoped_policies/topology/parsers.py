@@ -7,7 +7,6 @@ which scopes and domains there are.
 import typing
 import uuid
 
-from nova_scoped_policies.db.records import ScopeRecord
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.names import validate_scope_name
@@ -23,6 +22,20 @@ SCOPE_KEY = 'policy_scope'
 ALLOW_IDENTIFIERS_KEY = 'policy_scope_allow_identifiers'
 OBFUSCATE_IDENTIFIERS_KEY = 'policy_scope_obfuscate_identifiers'
 NAMESPACE_KEY = 'policy_scope_namespace'
+
+
+class ScopeRecord(typing.Protocol):
+    """What the topology reads of a stored scope: the policy store's
+    :class:`nova_scoped_policies.db.records.ScopeRecord` has it (the
+    store sits above the topology, which names only what it reads)."""
+
+    name: str
+    allow_identifiers: bool
+    obfuscate_identifiers: bool
+    obfuscate_namespace_uuid: typing.Optional[str]
+    aggregates: typing.Tuple[str, ...]
+    parent: typing.Optional[str]
+
 
 _TRUE = ('true', '1', 'yes', 'on')
 _FALSE = ('false', '0', 'no', 'off')

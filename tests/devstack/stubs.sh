@@ -43,3 +43,4 @@ function configure_keystone_authtoken_middleware {
     iniset $conf $section username $user
 }
 function sudo { "$@"; }
+function rabbitmqctl { echo "rabbitmqctl $*" >> $DEVSTACK_CALLS; }

@@ -79,10 +79,15 @@ class ScopedPoliciesTestCase(test.TestCase,
                 self.useFixture(fixtures.MonkeyPatch(
                     f'nova.scheduler.utils._SUPPORTS_{name}', True))
         # Scopes change during a test: read aggregates on every request.
+        # nova's harness keeps notifications in memory (no transport to
+        # listen on): the seam's listener stays off here, and
+        # test_aggregate_changes hands nova's aggregate notifications to
+        # its endpoint; tests.functional.cloud runs the real listener.
+        options = dict({'aggregate_notifications': False}, **self.OPTIONS)
         self.flags(aggregate_refresh_interval=0, group='scoped_policies',
-                   **self.OPTIONS)
+                   **options)
         # nova-scheduler installs our request filters into this module
-        # list when it starts; give each test its own copy.
+        # list when it starts (the nova seam); give each test its own copy.
         self.useFixture(fixtures.MonkeyPatch(
             'nova.scheduler.request_filter.ALL_REQUEST_FILTERS',
             list(request_filter.ALL_REQUEST_FILTERS)))

@@ -21,6 +21,8 @@ import redis
 
 from nova.scheduler.client import report
 from nova.scheduler import manager as sched_manager
+from nova_scoped_policies import nova_seam
+from nova_scoped_policies.nova_seam import select_destinations
 from nova_scoped_policies.scheduler import coordination
 from nova_scoped_policies.scheduler import state
 from tests.functional import base
@@ -158,8 +160,9 @@ class ConcurrentBootsTest(base.ScopedPoliciesTestCase):
         self.flags(server_groups=-1, instances=-1, cores=-1, ram=-1,
                    group='quota')
         self.addCleanup(coordination.reset)
-        self.addCleanup(coordination.uninstall)
-        self.assertTrue(coordination.install())
+        self.addCleanup(nova_seam.uninstall)
+        # installed by nova-scheduler when it started (the nova seam)
+        self.assertTrue(select_destinations.installed())
 
     def _fire(self, case):
         """Create a group and POST its boots; return (group, ids)."""
@@ -275,8 +278,9 @@ class LockInAnotherProcessTest(base.ScopedPoliciesTestCase):
         _redis_or_fail()
         super().setUp()
         self.addCleanup(coordination.reset)
-        self.addCleanup(coordination.uninstall)
-        self.assertTrue(coordination.install())
+        self.addCleanup(nova_seam.uninstall)
+        # installed by nova-scheduler when it started (the nova seam)
+        self.assertTrue(select_destinations.installed())
 
     def test_a_boot_waits_for_the_lock_another_process_holds(self):
         import subprocess

@@ -34,15 +34,10 @@ IMAGE = '155d900f-4e14-4e4c-a73d-069cbf4541e6'
 @pytest.fixture(scope='module')
 def deployed(tmp_path_factory):
     concurrency._redis_or_fail()
-    deployment = cloud.Cloud(
+    yield from cloud.running(
         RACKS, str(tmp_path_factory.mktemp('cloud-logs')), schedulers=2,
         latency=0.3,
         options={'coordination_backend_url': concurrency.REDIS_URL})
-    deployment.setUp()
-    try:
-        yield deployment
-    finally:
-        deployment.cleanUp()
 
 
 def _fire(deployed, case, name):

@@ -22,6 +22,8 @@ import fixtures
 from nova.virt import fake
 
 from nova.tests import fixtures as nova_fixtures
+from nova_scoped_policies import nova_seam
+from nova_scoped_policies.nova_seam import select_destinations
 from nova_scoped_policies.scheduler import coordination
 from nova_scoped_policies.scheduler import members
 from nova_scoped_policies.scheduler import state
@@ -318,8 +320,9 @@ class StackMovesRaceTest(stack_boots.StackCloud):
         super().setUp()
         self.flags(instances=-1, cores=-1, ram=-1, group='quota')
         self.addCleanup(coordination.reset)
-        self.addCleanup(coordination.uninstall)
-        self.assertTrue(coordination.install())
+        self.addCleanup(nova_seam.uninstall)
+        # installed by nova-scheduler when it started (the nova seam)
+        self.assertTrue(select_destinations.installed())
         concurrency.two_schedulers(self, 0.3)
         for name in ('migrate_disk_and_power_off', 'live_migration'):
             self.useFixture(fixtures.MonkeyPatch(

@@ -16,6 +16,10 @@ available_filters = nova.scheduler.filters.all_filters
 available_filters = nova_scoped_policies.scheduler.filters.all_filters
 enabled_filters = ComputeFilter,ServerGroupAffinityFilter,ServerGroupAntiAffinityFilter,ScopedAffinityFilter,ScopedAntiAffinityFilter
 weight_classes = nova.scheduler.weights.all_weighers,nova_scoped_policies.scheduler.weights.all_weighers
+[notifications]
+notification_format = both
+[oslo_messaging_notifications]
+driver = messagingv2
 """
 
 
@@ -60,6 +64,11 @@ def test_ready_cloud_passes(api_db):
     done = status(conf)
     assert done.returncode == 0, done.stdout + done.stderr
     assert '1 scope(s) defined: rack' in done.stdout
+    # what nova-scheduler installs at start with this nova.conf
+    text = ' '.join(done.stdout.replace('|', ' ').split())
+    assert ('nova seam (nova 34 internals match); nova-scheduler installs '
+            'at start: request_filters: ScopedPlanFilter; '
+            'select_destinations; aggregate notifications:') in text, text
 
 
 def test_host_in_two_racks_fails_naming_it(api_db):

@@ -71,7 +71,7 @@ def without(key, value):
     (without('available_filters', [NOVA]), {}, {}, Code.FAILURE,
      'available_filters lacks ' + OURS),
     ({}, {'enable_scoped_policy_query_filter': 'true'}, {}, Code.FAILURE,
-     'our request filters'),
+     'no filter or weigher of ours is enabled'),
     (without('enabled_filters', 'ComputeFilter'), {}, {}, Code.FAILURE,
      'names neither ScopedAffinityFilter nor ScopedAntiAffinityFilter'),
     (without('enabled_filters', 'ServerGroupAffinityFilter,'
@@ -213,6 +213,7 @@ def readme_conf(tmp_path):
     path.write_text(block)
     conf = cfg.ConfigOpts()
     nova.conf.scheduler.register_opts(conf)
+    nova.conf.notifications.register_opts(conf)
     nsp_conf.register_opts(conf)
     conf([], default_config_files=[str(path)])
     return conf
@@ -223,4 +224,48 @@ def test_readme_configuration_passes_every_check(tmp_path):
     rack = topo.AggregateInfo('a1', 'rack-1', ['h1'],
                               {'policy_scope': 'rack'})
     found = checks(conf, [rack]).check()
-    assert found == 0, checks(conf, [rack])._check_scheduler().details
+    assert found == 0, (checks(conf, [rack])._check_scheduler().details,
+                        checks(conf, [rack])._check_nova_seam().details)
+
+
+def test_nova_seam_reports_what_nova_scheduler_installs(tmp_path):
+    conf = readme_conf(tmp_path)
+    result = checks(conf)._check_nova_seam()
+    assert result.code == Code.SUCCESS, result.details
+    installed = result.details.split('installs at start: ')[1]
+    assert sorted(installed.split('; ')[0].split(': ')[1].split(', ')) == [
+        'ForbiddenAggregatesFilter', 'ScopedPlanFilter',
+        'ScopedPolicyQueryFilter']
+    assert 'select_destinations' in result.details
+    assert 'aggregate notifications: nova-scoped-policies-aggregates.' \
+        in result.details
+
+
+def test_nova_seam_without_versioned_notifications_warns(tmp_path):
+    result = checks(make_conf(tmp_path, GOOD))._check_nova_seam()
+    assert result.code == Code.WARNING
+    assert 'notification_format is \'unversioned\'' in result.details
+    assert 'aggregate_refresh_interval' in result.details
+
+
+def test_nova_seam_off_warns_that_hard_policies_fail_closed(tmp_path):
+    result = checks(make_conf(tmp_path, GOOD, {'nova_seam': 'false'})
+                    )._check_nova_seam()
+    assert result.code == Code.WARNING
+    assert 'nova_seam is false' in result.details
+    assert 'fail closed' in result.details
+
+
+def test_an_unknown_nova_fails_the_check_saying_why(tmp_path, monkeypatch):
+    from nova.scheduler import manager
+
+    def select_destinations(self, context, spec_obj, instance_uuids):
+        pass
+
+    monkeypatch.setattr(manager.SchedulerManager, 'select_destinations',
+                        select_destinations)
+    result = checks(make_conf(tmp_path, GOOD))._check_nova_seam()
+    assert result.code == Code.FAILURE
+    assert ("SchedulerManager.select_destinations takes ('self', 'context', "
+            "'spec_obj', 'instance_uuids')") in result.details
+    assert 'fail closed' in result.details

@@ -12,6 +12,7 @@ solver, the reasons' summary, the scope checks and the nova filters and
 weighers read everything else from here.
 """
 
+import sys
 import types
 import typing
 
@@ -31,6 +32,7 @@ from nova_scoped_policies.engine.plugins.soft_license_pack import \
 from nova_scoped_policies.engine.plugins.soft_spread import SoftSpread
 from nova_scoped_policies.engine.plugins.spread import Spread
 from nova_scoped_policies.engine.plugins.weight import Weight
+from nova_scoped_policies.policy import vocabulary as vocabulary_of_policies
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies.policy.model import PolicyType
 
@@ -186,3 +188,8 @@ def undefined_scope(document: PolicyDocument,
                 return Undefined(f'{rule.prefix}{scope}', value, scope,
                                  True)
     return None
+
+
+# the policy parser asks this registry which words, rules and
+# contradictions exist (it sits below the plugins and does not import them)
+vocabulary_of_policies.use(sys.modules[__name__])

@@ -7,6 +7,7 @@ from oslo_log import log as logging
 from nova.scheduler import filters
 from nova_scoped_policies.engine import context
 from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies import nova_seam
 from nova_scoped_policies.scheduler import state
 
 LOG = logging.getLogger(__name__)
@@ -28,6 +29,12 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
 
     kind: str = ''
 
+    def __init__(self) -> None:
+        super().__init__()
+        # nova-scheduler's HostManager builds its enabled filters once, at
+        # start: the seam's place (nova_seam's docstring says why)
+        nova_seam.install()
+
     @property
     def families(self) -> typing.FrozenSet[str]:
         return registry.families(self.kind)
@@ -36,6 +43,9 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
     RUN_ON_REBUILD = False
 
     def filter_all(self, filter_obj_list, spec_obj):
+        refused = nova_seam.refusal()
+        if refused is not None and state.states().serialised(spec_obj):
+            return self._fail_closed(filter_obj_list, spec_obj, refused)
         evaluation = state.states().evaluation(spec_obj)
         if evaluation is None:
             return filter_obj_list
@@ -57,6 +67,17 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
             self._log(spec_obj, passed, checks,
                       [name for name in names if name in out])
         return passed
+
+    def _fail_closed(self, hosts, spec_obj, refused):
+        """No host for a group with hard scoped policies while the seam
+        is not in place: nothing serialises its boots."""
+        uuid = spec_obj.instance_uuid if 'instance_uuid' in spec_obj else None
+        LOG.info('%(name)s rejected all %(n)d host(s): hard scoped policies '
+                 'need the nova seam, which is not installed: %(why)s '
+                 '(fail closed)', {'name': self.__class__.__name__,
+                                   'n': len(list(hosts)), 'why': refused},
+                 instance_uuid=uuid)
+        return []
 
     def host_passes(self, host_state, spec_obj):
         return bool(self.filter_all([host_state], spec_obj))

@@ -20,6 +20,7 @@ from nova.scheduler.filters import utils as filters_utils
 from nova.scheduler import utils as nova_utils
 from nova.scheduler import weights
 from nova_scoped_policies.conf import scheduler as sched_conf
+from nova_scoped_policies import nova_seam
 from nova_scoped_policies.scheduler import state
 
 CONF = cfg.CONF
@@ -43,6 +44,9 @@ class ScopedSoftPolicyWeigher(weights.BaseHostWeigher):
 
     def __init__(self) -> None:
         super().__init__()
+        # nova-scheduler's HostManager builds its weighers once, at start:
+        # the seam's place (nova_seam's docstring says why)
+        nova_seam.install()
         # nova shares weigher instances between concurrent requests
         self._request = threading.local()
 

@@ -57,17 +57,31 @@ def _ini(sections):
     return '\n'.join(lines) + '\n'
 
 
+def running(racks, logs, **options):
+    """A started :class:`Cloud`, stopped when the generator is closed (for
+    module-scoped pytest fixtures: ``yield from cloud.running(...)``)."""
+    deployment = Cloud(racks, logs, **options)
+    deployment.setUp()
+    try:
+        yield deployment
+    finally:
+        deployment.cleanUp()
+
+
 class Cloud(fixtures.Fixture):
     """``racks`` maps a rack name to its hosts (one ``nova-compute`` each,
     in a host aggregate with ``policy_scope=rack``); ``schedulers``
     ``nova-scheduler`` processes share one RabbitMQ queue, so that nova
     spreads the boots over them. Placement answers
     ``GET /allocation_candidates`` ``latency`` seconds late. Every
-    process logs to a file of its name in the directory ``logs``."""
+    process logs to a file of its name in the directory ``logs``.
+    ``options`` are ``[scoped_policies]``'s; ``nova`` maps other nova.conf
+    sections to options that replace the fixture's."""
 
     def __init__(self, racks, logs, schedulers=2, latency=0.0,
-                 options=None):
+                 options=None, nova=None):
         super().__init__()
+        self.nova = nova or {}
         self.logs = logs
         self.racks = racks
         self.schedulers = schedulers
@@ -104,8 +118,11 @@ class Cloud(fixtures.Fixture):
 
         self._paste()
         self.conf = os.path.join(self.dir, 'nova.conf')
-        self._write(self.conf, self._nova_conf(dbs, transport, placement,
-                                               stubs))
+        sections = self._nova_conf(dbs, transport, placement, stubs)
+        for name, values in self.nova.items():
+            sections.setdefault(name, {}).update(values)
+        self.vhost = vhost
+        self._write(self.conf, sections)
         manage = [os.path.join(BIN, 'nova-manage'), '--config-file',
                   self.conf]
         self._run(manage + ['api_db', 'sync'])

@@ -275,7 +275,7 @@ def test_list_opts_for_the_config_generator():
         'max_query_aggregates',
         'store_driver', 'store_cache_ttl', 'coordination_backend_url',
         'coordination_lock_timeout', 'store_retry_interval',
-        'placement_retry_interval'}
+        'placement_retry_interval', 'nova_seam', 'aggregate_notifications'}
     for group in ('scoped_policies', 'scoped_policies_api', 'policy_store',
                   'scoped_policies_notifications'):
         for option in listed[group]:

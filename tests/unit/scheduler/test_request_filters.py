@@ -1,4 +1,5 @@
-"""Installing our request filters into nova's pipeline, and running them."""
+"""Installing our request filters into nova's pipeline (the nova seam),
+and running them."""
 
 from oslo_utils.fixture import uuidsentinel as uuids
 import pytest
@@ -6,8 +7,11 @@ import pytest
 from nova import objects
 from nova.scheduler import request_filter
 from nova_scoped_policies import topology as topo
+from nova.scheduler import manager as sched_manager
+from nova_scoped_policies.nova_seam import request_filters as seam_filters
 from nova_scoped_policies.scheduler.filters import all_filters
-from nova_scoped_policies.scheduler import request_filters
+from nova_scoped_policies.scheduler.request_filters import base
+from nova_scoped_policies.scheduler.weights import all_weighers
 from nova_scoped_policies.scheduler.request_filters.forbidden_aggregates \
     import ForbiddenAggregatesFilter
 from nova_scoped_policies.scheduler.request_filters.scoped_policy_query \
@@ -48,27 +52,33 @@ def test_sync_installs_enabled_filters_once(conf, pipeline, options,
                                             expected):
     conf.config(group='scoped_policies', **options)
     for _ in range(3):
-        assert request_filters.sync() == expected
+        assert seam_filters.sync() == expected
     assert ours() == expected
     # nova's own filters are untouched and stay first.
     assert request_filter.ALL_REQUEST_FILTERS[:len(pipeline)] == pipeline
 
 
-def test_nova_loading_available_filters_installs_them(conf, pipeline):
-    conf.config(group='scoped_policies', **{SQ: True, SP: False})
+def test_listing_our_filters_and_weighers_changes_nothing_in_nova(
+        conf, pipeline):
+    """nova lists ``available_filters`` and ``weight_classes`` (and so
+    may any tool reading nova.conf): that touches nothing of nova's."""
+    conf.config(group='scoped_policies', **{SQ: True, FA: True})
+    manager = dict(sched_manager.SchedulerManager.__dict__)
+    assert all_filters() and all_weighers()
     all_filters()
-    all_filters()
-    assert ours() == ['ScopedPolicyQueryFilter']
+    assert ours() == []
+    assert request_filter.ALL_REQUEST_FILTERS == pipeline
+    assert dict(sched_manager.SchedulerManager.__dict__) == manager
 
 
 def test_disabling_removes_only_ours(conf, pipeline):
     conf.config(group='scoped_policies', **{FA: True, SQ: True, SP: False})
-    request_filters.sync()
+    seam_filters.sync()
     conf.config(group='scoped_policies', **{FA: False})
-    request_filters.sync()
+    seam_filters.sync()
     assert ours() == ['ScopedPolicyQueryFilter']
     conf.config(group='scoped_policies', **{SQ: False})
-    request_filters.sync()
+    seam_filters.sync()
     assert request_filter.ALL_REQUEST_FILTERS == pipeline
 
 
@@ -154,5 +164,13 @@ def test_forbid_aggregates_adds_to_what_is_there(before, added, expected):
     if before is not None:
         spec.requested_destination = objects.Destination(
             forbidden_aggregates=before)
-    request_filters.base.forbid_aggregates(spec, added)
+    base.forbid_aggregates(spec, added)
     assert spec.requested_destination.forbidden_aggregates == expected
+    # as nova's public method leaves it, for the same input
+    public = objects.RequestSpec(requested_destination=objects.Destination(
+        forbidden_aggregates=before)) if before is not None else None
+    if public is not None:
+        public.requested_destination.append_forbidden_aggregates(added)
+        assert public.requested_destination.forbidden_aggregates == expected
+    assert 'forbidden_aggregates' in \
+        spec.requested_destination.obj_what_changed()
