@@ -21,8 +21,6 @@ NOVA_INTERNALS = ('_sentinel', '_context', '_get_attrname', '_changed_fields',
                   'ALL_REQUEST_FILTERS')
 """nova's private names (and its request-filter list), which only the nova
 seam may touch."""
-SEAM_ONLY_UNTIL_MOVED = ('simulator',)
-"""Packages the lead switches to ``nova_seam.simulation`` (issue 35)."""
 LAYERS = {
     'policy': ('engine', 'db', 'scheduler', 'placement', 'api', 'stacks',
                'topology', 'nova_seam'),
@@ -47,7 +45,7 @@ def test_nova_internals_only_in_the_seam():
     import ast
     found = []
     for package in sorted(os.listdir(PACKAGE)):
-        if package in ('nova_seam',) + SEAM_ONLY_UNTIL_MOVED or \
+        if package == 'nova_seam' or \
                 not os.path.isdir(os.path.join(PACKAGE, package)):
             continue
         for path, text in _modules(package):

@@ -15,7 +15,7 @@ a multi-instance request. A multi-instance request is all or nothing.
 nodes, servers and groups); a host strategy lists, filters, weighs and
 claims the candidates: :class:`EveryHost` as nova does, or the fast
 engine's columns (:class:`~.fast.HostColumns`). What it needs of nova's
-private names is in :mod:`.seam`.
+private names is in :mod:`nova_scoped_policies.nova_seam.simulation`.
 """
 
 import contextlib
@@ -36,6 +36,7 @@ from nova_scoped_policies.conf import store as store_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
 from nova_scoped_policies.engine.plugins import registry
+from nova_scoped_policies.nova_seam import simulation
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.scheduler import plugins
 from nova_scoped_policies.scheduler import request_filters
@@ -43,7 +44,6 @@ from nova_scoped_policies.scheduler import state
 from nova_scoped_policies.scheduler import stores
 from nova_scoped_policies.scheduler.stores import sql as sql_store
 from nova_scoped_policies.simulator import scenario as sc
-from nova_scoped_policies.simulator import seam
 from nova_scoped_policies.simulator import specs
 from nova_scoped_policies import topology as topo
 
@@ -282,16 +282,17 @@ class NovaScheduler:
         anchor = sim.store.engine.connect()
         migration.create_scratch(sim.store.engine)
         try:
-            with seam.options({store_conf.STORE_GROUP: {'connection': url},
-                               'scoped_policies': overrides,
-                               'filter_scheduler': sim.scenario.nova_config}):
+            with simulation.overrides(CONF, {
+                    store_conf.STORE_GROUP: {'connection': url},
+                    'scoped_policies': overrides,
+                    'filter_scheduler': sim.scenario.nova_config}):
                 # the scheduler's store driver, giving holds back in this
                 # simulation's Placement (nova's report client does in a
                 # cloud)
                 driver = sql_store.SqlStore(CONF,
                                             release=sim.release_hold)
                 try:
-                    with seam.request_states(state.RequestStates(
+                    with simulation.scheduler_states(state.RequestStates(
                             sim.members, sim.aggregates,
                             store=stores.CachedStore(
                                 driver, lambda: CONF.scoped_policies
@@ -374,7 +375,7 @@ class NovaScheduler:
         group = found.get_request_group(None)
         if group.in_tree:
             group.in_tree = None
-            seam.unlimited(found)
+            simulation.unlimited(found)
         return found.to_querystring()
 
     def reach(self, spec) -> specs.Reach:
@@ -418,7 +419,7 @@ class NovaScheduler:
                     self._release(chosen)
                     return Scheduled((), 'No valid host', candidates)
                 chosen.append((uuid, claimed.host))
-                seam.consume(claimed, spec)
+                simulation.consume(claimed, spec)
                 self._consumed.append(claimed.host)
                 hosts.touched(claimed.host)
                 if spec.instance_group is not None:
