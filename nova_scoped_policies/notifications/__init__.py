@@ -287,13 +287,21 @@ class Emitter:
         :param timeout: seconds to wait for it (None: until done); what
             is not sent by then is dropped with the thread (a daemon).
             While the broker does not take them, what is queued is dropped
-            at once (counted).
+            at once (counted). The transport is closed after: later
+            notifications are not sent.
         """
         if self._thread is not None:
             self._closing.set()
             try:
                 self._queue.put(None, timeout=timeout)
             except queue.Full:
-                return
-            self._thread.join(timeout)
+                pass
+            else:
+                self._thread.join(timeout)
             self._thread = None
+        if self.notifier is not None:
+            # the transport's connections and their heartbeat threads go
+            # too (kombu's retry a broker gone for ever, and in an eventlet
+            # process their sleeps stall every green thread)
+            notifier, self.notifier = self.notifier, None
+            notifier.transport.cleanup()

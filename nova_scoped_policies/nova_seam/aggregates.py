@@ -161,3 +161,5 @@ class Listener:
         if listener is not None and self._pid == os.getpid():
             listener.stop()
             listener.wait()
+            # its connection and kombu's heartbeat thread too
+            listener.transport.cleanup()

@@ -117,9 +117,10 @@ class Received:
         self.lock = threading.Condition()
         conf = cfg.ConfigOpts()
         conf([], default_config_files=[])
-        transport = oslo_messaging.get_notification_transport(conf, url=url)
+        self.transport = oslo_messaging.get_notification_transport(
+            conf, url=url)
         self.listener = oslo_messaging.get_notification_listener(
-            transport, [oslo_messaging.Target(topic=TOPIC)], [self],
+            self.transport, [oslo_messaging.Target(topic=TOPIC)], [self],
             executor='threading')
         self.listener.start()
 
@@ -143,6 +144,9 @@ class Received:
     def stop(self):
         self.listener.stop()
         self.listener.wait()
+        # its connection and heartbeat thread too (they would outlive the
+        # test, in a process nova's tests run in with eventlet after)
+        self.transport.cleanup()
 
 
 def _app(transport_url: str, rabbit=None, **notify):
