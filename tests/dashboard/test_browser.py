@@ -39,9 +39,15 @@ def wait(driver):
 def login(driver, horizon, user, password):
     # leave the page first: a request still running there would set the
     # (signed cookie) session again
-    driver.get('about:blank')
-    driver.execute_cdp_cmd('Network.clearBrowserCookies', {})
-    driver.get(f'{horizon}/auth/login/')
+    for _ in range(5):
+        driver.get('about:blank')
+        driver.execute_cdp_cmd('Network.clearBrowserCookies', {})
+        driver.get(f'{horizon}/auth/login/')
+        # a request of the page left may have answered after the cookies
+        # were cleared, with the session's: then the login page redirects
+        # to the dashboard, and the cookies are cleared again
+        if driver.find_elements(By.ID, 'id_username'):
+            break
     wait(driver).until(ec.presence_of_element_located((By.ID,
                                                        'id_username')))
     driver.find_element(By.ID, 'id_username').send_keys(user)
