@@ -170,9 +170,14 @@ def _listen(conf, status: Status) -> None:
         return
     if _listener is None:
         _listener = aggregates.Listener(conf)
-    status.installed.append(
-        'aggregate notifications: ' + aggregates.queue_name(
-            getattr(conf, 'host', None)).rsplit('.', 1)[0]
+    status.installed.append(_listening(conf))
+
+
+def _listening(conf) -> str:
+    """What :func:`install` reports of the aggregate listener."""
+    from nova_scoped_policies.nova_seam import aggregates
+    return ('aggregate notifications: ' + aggregates.queue_name(
+        getattr(conf, 'host', None)).rsplit('.', 1)[0]
         + '.<pid> (from the first request of each scheduling process)')
 
 
@@ -210,10 +215,7 @@ def planned(conf=CONF) -> Status:
     elif why_not is not None:
         found.notes.append(f'no aggregate notifications: {why_not}')
     else:
-        found.installed.append(
-            'aggregate notifications: ' + aggregates.queue_name(
-                getattr(conf, 'host', None)).rsplit('.', 1)[0]
-            + '.<pid> (from the first request of each scheduling process)')
+        found.installed.append(_listening(conf))
     return found
 
 
