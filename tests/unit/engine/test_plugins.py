@@ -84,6 +84,21 @@ def test_views(plugin, row):
 
 
 @pytest.mark.parametrize('plugin, row', ROWS, ids=IDS)
+def test_against(plugin, row):
+    """Where a new member goes against the group's soft policies (each
+    plugin's ``against``; a document of hard policies and rules only
+    never says so)."""
+    document = parse_document(row.document)
+    members = {f'm{i}': h for i, h in enumerate(row.placed)}
+    found = {h: bool(audit.against_soft(document, TOPOLOGY,
+                                        dict(members, new=h), ['new']))
+             for h in HOSTS}
+    assert {h: found[h] for h in row.against} == row.against
+    if not any(not p.hard for p, _ in registry.items(document)):
+        assert not any(found.values())
+
+
+@pytest.mark.parametrize('plugin, row', ROWS, ids=IDS)
 def test_one_pass_agrees_with_each_host(plugin, row):
     """What nova's filters and weighers read, a whole host list in one
     pass (``Check.rejected``, ``Weigh.scaled`` by key or by value, the

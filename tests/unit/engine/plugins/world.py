@@ -51,6 +51,9 @@ class Row:
         times ``weight_<policy>``), for the hosts listed.
     :param weigher: the nova weigher whose weights ``weights`` are.
     :param candidates: the hosts still considered (default: all).
+    :param against: host -> whether a new member placed there, beside
+        those of ``placed``, goes against the soft policies (the
+        resilience report's ``soft``), for the hosts listed.
     """
 
     document: dict
@@ -63,3 +66,5 @@ class Row:
         default_factory=dict)
     weigher: typing.Optional[str] = None
     candidates: typing.Optional[typing.AbstractSet[str]] = None
+    against: typing.Dict[str, bool] = dataclasses.field(
+        default_factory=dict)
