@@ -1,17 +1,17 @@
 """``python -m benchmarks [all|filters|request_filters|simulator|
-concurrency|stacks|repair] [args]``.
+concurrency|stacks|repair|resilience] [args]``.
 
 ``all`` (the default) runs every suite in turn (P1 to P6) and prints each
-figure with its ratio; ``--quick`` there shortens P1, P3, P5 and P6.
+figure with its ratio; ``--quick`` there shortens P1, P3, P5, P6 and P7.
 """
 
 import importlib
 import sys
 
 SUITES = ('filters', 'request_filters', 'simulator', 'concurrency',
-          'stacks', 'repair')
+          'stacks', 'repair', 'resilience')
 # the suites that take --quick
-QUICK = ('filters', 'simulator', 'stacks', 'repair')
+QUICK = ('filters', 'simulator', 'stacks', 'repair', 'resilience')
 
 
 def _main(name):

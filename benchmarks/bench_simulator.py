@@ -99,6 +99,18 @@ def whole_process(data, as_json=False):
     :returns: seconds, peak memory (MiB), the JSON report's stats,
         failures.
     """
+    seconds, peak, result = command(data, ['simulate'], as_json)
+    return seconds, peak, result['stats'], len(result['failures'])
+
+
+def command(data, args, as_json=True):
+    """``nova-scoped-policies ARGS FILE --format json`` from start to
+    exit, on the scenario ``data`` written as a file (see
+    :func:`whole_process`).
+
+    :returns: seconds, peak memory (MiB) of the command's process, its
+        JSON report.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'scenario.yaml')
         with open(path, 'w') as handle:
@@ -109,16 +121,13 @@ def whole_process(data, as_json=False):
                     yaml, 'CSafeDumper', yaml.SafeDumper))
         proc = subprocess.run(
             [sys.executable, '-c', _TIMED, sys.executable, '-m',
-             'nova_scoped_policies.cmd.main', 'simulate', '--format',
-             'json', path], capture_output=True, check=False)
+             'nova_scoped_policies.cmd.main', args[0], path, '--format',
+             'json', *args[1:]], capture_output=True, check=False)
     if proc.returncode:
-        raise RuntimeError(f'simulate exited {proc.returncode}: '
+        raise RuntimeError(f'{args[0]} exited {proc.returncode}: '
                            f'{proc.stderr[-2000:].decode()}')
     seconds, peak = map(float, proc.stderr.split()[-2:])
-    out = proc.stdout
-    result = json.loads(out)
-    return (seconds, peak / 1024, result['stats'],
-            len(result['failures']))
+    return seconds, peak / 1024, json.loads(proc.stdout)
 
 
 def boots(sim, scn, grouped_only=False):

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run a benchmark in the project's virtualenv (created if needed):
 #   tools/benchmark.sh [all|filters|request_filters|simulator|concurrency|stacks|
-#                       repair] [args]
-# all (the default): every suite in turn; --quick shortens P1, P3, P5, P6.
+#                       repair|resilience] [args]
+# all (the default): every suite in turn; --quick shortens P1, P3, P5-P7.
 # filters (P1): our group filter + weigher vs nova's.
 # request_filters (P2): request-filter cost and real-Placement candidates.
 # simulator (P3): first the cloud world (benchmarks/worlds.py: host sizes,
@@ -17,6 +17,9 @@
 #   decision times at 5,000 to 50,000 hosts with the service's 10 s limit.
 # repair (P6): repair plans for 1,000 groups of 5 at 5,000 hosts, 5%
 #   violating, against a greedy one-move-at-a-time baseline.
+# resilience (P7): resilience sweeps on the 5,000-host cloud world as a
+#   user waits: N-1 over 125 racks with the default workers, with 1 and 2
+#   workers; N-2 over the zones; the same report whatever the workers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/venv.sh

@@ -46,6 +46,11 @@ def measured(report, keys):
              'violations': sum(len(g['violations'])
                                for g in report['audit'].values()),
              'hosts': len({p['host'] for p in report['placements']})}
+    # resilience sweeps: the cases and those that survive, of all sweeps
+    if report.get('resilience'):
+        found['cases'] = sum(s['cases'] for s in report['resilience'])
+        found['survived'] = sum(s['survived']
+                                for s in report['resilience'])
     for key in keys:
         if key.startswith('domains:'):
             scope = key.split(':', 1)[1]
