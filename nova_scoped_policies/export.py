@@ -263,7 +263,7 @@ def _scopes(cloud: Cloud, names) -> typing.Dict[str, dict]:
             settings['allow_identifiers'] = True
         if record.obfuscate_identifiers:
             settings['obfuscate_identifiers'] = True
-        if record.obfuscate_namespace_uuid:
+        if record.obfuscate_identifiers and record.obfuscate_namespace_uuid:
             settings['namespace'] = names.uuid(
                 record.obfuscate_namespace_uuid)
         if record.parent:

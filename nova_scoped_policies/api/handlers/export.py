@@ -49,9 +49,10 @@ def export_cloud(req: webob.Request) -> webob.Response:
     context.can(rules.EXPORT)
     for name in req.GET:
         if name not in PARAMETERS:
+            shown = name if name.isidentifier() else policy.shown(name)
             raise webob.exc.HTTPBadRequest(
-                explanation=f'{policy.shown(name)}: unknown parameter; '
-                f'expected {", ".join(PARAMETERS)}')
+                explanation=f'{shown}: unknown parameter; expected '
+                f'{", ".join(PARAMETERS)}')
     project = _project(req)
     surrogates = None
     if util.query_flag(req, 'obfuscate'):
