@@ -37,6 +37,7 @@ class ExportTest(stack_boots.StackCloud):
     group = test_repairs.FullCloudRepairTest.group
     boot_on = test_repairs.FullCloudRepairTest.boot_on
     flavor_of = test_repairs.FullCloudRepairTest.flavor_of
+    other_api = test_repairs.FullCloudRepairTest.other_api
 
     def start_service(self, name, *args, **kwargs):
         if name == 'compute':
@@ -47,11 +48,7 @@ class ExportTest(stack_boots.StackCloud):
 
     def setUp(self):
         super().setUp()
-        from nova.tests.functional.api import client
-        other = client.TestOpenStackClient(
-            'other', self.api.base_url, project_id=OTHER,
-            roles=['reader', 'member', 'admin'])
-        other.microversion = '2.74'
+        other = self.other_api()
         small = self.flavor_of('s.small', 1, 512)
         big = self.flavor_of('s.big', 2, 2048)
         self.g = self.group(self.api, self.project, 'g',
