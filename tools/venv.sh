@@ -13,7 +13,7 @@ if [ -z "${PYTHON:-}" ]; then
     PYTHON="$(command -v python3.11 || command -v python3)"
 fi
 
-NSP_EXTRAS="service,cli,simulator,plot,joint,watcher"
+NSP_EXTRAS="service,cli,simulator,sweep,plot,joint,watcher"
 stamp="$NSP_VENV/.nsp-installed"
 want="$(cat "$NSP_ROOT/constraints.txt" "$NSP_ROOT/requirements.txt" \
     "$NSP_ROOT/test-requirements.txt" "$NSP_ROOT/setup.cfg" | sha256sum | cut -c1-16)"

@@ -15,6 +15,7 @@ import gc
 import os
 import sys
 import time
+import typing
 import warnings
 
 from nova_scoped_policies.cmd import manage
@@ -91,12 +92,13 @@ def _simulate(args) -> int:
     warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
     with _lasting():
         from nova_scoped_policies.placement import client as pc
+        from nova_scoped_policies.simulator import engines
         from nova_scoped_policies.simulator import report
-        from nova_scoped_policies.simulator import runner
         from nova_scoped_policies.simulator import scenario as sc
+        from nova_scoped_policies.simulator import sweep
 
         try:
-            scenario = sc.load(args.scenario)
+            scenario = sc.load(args.scenario, _asked(args))
         except sc.ScenarioError as exc:
             print(f'error: {args.scenario}: {exc}', file=sys.stderr)
             return 2
@@ -108,49 +110,105 @@ def _simulate(args) -> int:
                   'only; drop --placement-url or use --engine nova',
                   file=sys.stderr)
             return 2
-        embedded = None
-        if args.engine == 'fast':
-            from nova_scoped_policies.placement import fake
-            from nova_scoped_policies.simulator import fast
-            simulation = fast.FastSimulation(scenario, fake.FakePlacement())
-        else:
-            if args.placement_url:
-                placement = pc.PlacementClient.for_endpoint(
-                    args.placement_url, args.placement_token)
-            else:
-                from nova_scoped_policies.simulator import embedded as emb
-                embedded = emb.EmbeddedPlacement()
-                placement = embedded.start()
-            simulation = runner.Simulation(scenario, placement)
+        opened = engines.simulation(scenario, args.engine,
+                                    args.placement_url, args.placement_token)
     try:
-        simulation.placement.check_version()
-        if sys.stderr.isatty():
-            with _Bar(sys.stderr) as bar:
-                result = simulation.run(bar)
-        else:
-            result = simulation.run()
+        with opened as simulation:
+            simulation.sweep = sweep.Options(
+                args.workers, args.scheduler, args.engine,
+                portable=not args.placement_url)
+            simulation.placement.check_version()
+            if sys.stderr.isatty():
+                with _Bar(sys.stderr) as bar:
+                    result = simulation.run(bar)
+            else:
+                result = simulation.run()
     except pc.PlacementError as exc:
         print(f'error: Placement: {exc}', file=sys.stderr)
         return 1
-    finally:
-        if embedded is not None:
-            embedded.stop()
+    except sweep.Unreachable as exc:
+        print(f'error: --scheduler {exc}', file=sys.stderr)
+        return 2
     # as a user waits: from the start of this process to the report
     import psutil
     result['stats']['process_seconds'] = round(
         time.time() - psutil.Process().create_time(), 3)
-    out = report.to_json(result) if args.format == 'json' \
-        else report.to_table(result)
+    if args.format == 'json':
+        out = report.to_json(result)
+    elif args.command == 'resilience':
+        out = report.resilience_table(result)
+    else:
+        out = report.to_table(result)
     print(out, flush=True)
     if args.plot:
         # the report is out first: a plot that fails never loses it
         from nova_scoped_policies.simulator import plot
         try:
-            plot.plot(result, args.plot, scenario.topology())
+            if args.command == 'resilience':
+                plot.resilience(result['resilience'][-1], args.plot)
+            else:
+                plot.plot(result, args.plot, scenario.topology())
         except (plot.PlotUnavailable, OSError) as exc:
             print(f'error: --plot {args.plot}: {exc}', file=sys.stderr)
             return 1
     return 0
+
+
+def _asked(args) -> typing.List[dict]:
+    """The ``resilience`` command's request, after the scenario's."""
+    if args.command != 'resilience':
+        return []
+    body = {'fail': args.fail, 'count': args.count, 'seed': args.seed}
+    if args.cases is not None:
+        body['cases'] = args.cases
+    if args.groups:
+        body['groups'] = args.groups
+    return [{'resilience': body}]
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f'{text}: must be >= 0')
+    return value
+
+
+def _run_options(command) -> None:
+    """The options ``simulate`` and ``resilience`` share."""
+    command.add_argument('scenario', help='the scenario YAML file')
+    command.add_argument('--format', choices=('table', 'json'),
+                         default='table')
+    command.add_argument('--placement-url',
+                         help='use this Placement instead of the embedded '
+                         'one; it must be a scratch Placement: the '
+                         'scenario creates its providers and allocations '
+                         'there (resilience sweeps then run in this '
+                         'process)')
+    command.add_argument('--engine', choices=('nova', 'fast'), default=None,
+                         help='fast (default on the embedded Placement): '
+                         'the same decisions as nova, with the handlers '
+                         'run once per class of identical hosts and the '
+                         'embedded Placement called in-process. nova '
+                         '(default with --placement-url): every host '
+                         'through nova\'s filter and weight handlers and '
+                         'Placement over HTTP, as nova-scheduler does')
+    command.add_argument('--placement-token', default='admin',
+                         help='X-Auth-Token for --placement-url (default: '
+                         '"admin", for Placement with auth_strategy='
+                         'noauth2)')
+    where = command.add_mutually_exclusive_group()
+    where.add_argument('--workers', type=_non_negative, default=None,
+                       metavar='N',
+                       help='resilience sweeps: run the cases on a local '
+                       'Dask cluster of N worker processes (default: one '
+                       'per core this process may use; 0: in this '
+                       'process; a sweep of fewer than 8 cases always '
+                       'runs in this process)')
+    where.add_argument('--scheduler', metavar='ADDRESS',
+                       help='resilience sweeps: run the cases on the '
+                       'workers of this running Dask scheduler (e.g. '
+                       'tcp://10.0.0.5:8786); each needs this package '
+                       'and nova installed')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -163,29 +221,44 @@ def build_parser() -> argparse.ArgumentParser:
         description='Run a scenario (scopes, aggregates, hosts, groups, '
         'boots) through the same request filters, host filters and '
         'weighers as nova-scheduler, against an embedded Placement.')
-    sim.add_argument('scenario', help='the scenario YAML file')
-    sim.add_argument('--format', choices=('table', 'json'), default='table')
+    _run_options(sim)
     sim.add_argument('--plot', metavar='FILE.png',
                      help='also draw members per domain, one panel per '
                      'scope of each group and stack (a heatmap beyond 40 '
                      'domains), with limits and failed servers (needs '
                      'matplotlib)')
-    sim.add_argument('--placement-url',
-                     help='use this Placement instead of the embedded one; '
-                     'it must be a scratch Placement: the scenario creates '
-                     'its providers and allocations there')
-    sim.add_argument('--engine', choices=('nova', 'fast'), default=None,
-                     help='fast (default on the embedded Placement): the '
-                     'same decisions as nova, with the handlers run once '
-                     'per class of identical hosts and the embedded '
-                     'Placement called in-process. nova (default with '
-                     '--placement-url): every host through nova\'s filter '
-                     'and weight handlers and Placement over HTTP, as '
-                     'nova-scheduler does')
-    sim.add_argument('--placement-token', default='admin',
-                     help='X-Auth-Token for --placement-url (default: '
-                     '"admin", for Placement with auth_strategy=noauth2)')
     sim.set_defaults(func=simulate)
+    res = sub.add_parser(
+        'resilience', help='what if domains fail: can the cloud lose any '
+        'rack and keep every promise?',
+        description='Run the scenario\'s requests, then fail COUNT '
+        'domains of a scope at once, for every combination (or a seeded '
+        'sample): each case evacuates their servers through the '
+        'scheduler, audits every group and stack, and changes nothing '
+        'outside itself. Prints the cases that break, worst first, the '
+        'groups at risk and the headroom left per failed domain.')
+    _run_options(res)
+    res.add_argument('--fail', required=True, metavar='SCOPE',
+                     help='the scope whose domains fail: host or a scope '
+                     'of the scenario (rack, zone, ...)')
+    res.add_argument('--count', type=int, default=1, metavar='K',
+                     help='domains failed together in each case '
+                     '(default 1: N-1)')
+    res.add_argument('--cases', type=int, default=None, metavar='N',
+                     help='at most N cases, drawn with --seed (default: '
+                     'every combination)')
+    res.add_argument('--seed', type=int, default=0,
+                     help='what the draw of --cases starts from '
+                     '(default 0)')
+    res.add_argument('--group', dest='groups', action='append',
+                     metavar='GROUP',
+                     help='judge only this group\'s servers and policies '
+                     '(repeat for several; default: every group)')
+    res.add_argument('--plot', metavar='FILE.png',
+                     help='also draw a heatmap: domains failed x groups '
+                     'broken (N-1), or the share of cases that break each '
+                     'group (needs matplotlib)')
+    res.set_defaults(func=simulate)
     db = sub.add_parser(
         'db', help='manage the policy store database (also '
         'nova-scoped-policies-manage db)')

@@ -65,12 +65,50 @@ def audit(document: PolicyDocument, topology: Topology,
                 where[scope][domain].append(member)
         members.append(MemberPlacement(member, host, domains))
 
-    def target(item: Item) -> str:
-        return context.target(topology, item.policy,
-                              document.written.get(item.policy), 'policy')
-
-    view = AuditView(topology, document.rules, placed, where, name, target)
+    view = AuditView(topology, document.rules, placed, where, name,
+                     _targets(document, topology))
     for plugin, item in registry.items(document):
         if plugin.hard:
             violations.extend(plugin.audit(item, view))
     return Audit(tuple(members), tuple(violations))
+
+
+def _targets(document: PolicyDocument, topology: Topology
+             ) -> typing.Callable[[Item], str]:
+    """Item -> the real domain id it targets (ValueError: none)."""
+    def target(item: Item) -> str:
+        return context.target(topology, item.policy,
+                              document.written.get(item.policy), 'policy')
+    return target
+
+
+def against_soft(document: PolicyDocument, topology: Topology,
+                 placements: typing.Mapping[str, typing.Optional[str]],
+                 members: typing.Iterable[str]) -> typing.Set[str]:
+    """Which of ``members`` (placed) are where one of the group's soft
+    policies would rather they were not (each plugin's ``against``).
+
+    :param document: the group's policies, targets in real ids.
+    :param topology: scopes and domains.
+    :param placements: every member -> host (None while unplaced).
+    :param members: the members asked about.
+    """
+    placed = {m: h for m, h in placements.items() if h}
+    asked = [m for m in members if m in placed]
+    soft = [(plugin, item) for plugin, item in registry.items(document)
+            if not plugin.hard
+            and topology.scope(item.scope) is not None]
+    if not asked or not soft:
+        return set()
+
+    view = AuditView(topology, document.rules, placed, {}, str,
+                     _targets(document, topology))
+
+    def against(plugin, item, member) -> bool:
+        try:
+            return plugin.against(item, view, member)
+        except ValueError:  # a target the topology no longer has
+            return False
+
+    return {m for m in asked
+            if any(against(plugin, item, m) for plugin, item in soft)}

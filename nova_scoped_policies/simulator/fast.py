@@ -330,12 +330,14 @@ class HostColumns:
                 if not placement.known_trait(trait):
                     placement.add_trait(trait)
             provider = placement.add_provider(host.uuid, host.name)
-            resources = tuple(host.resources.items())
+            resources = (tuple(host.resources.items()),
+                         tuple(host.reserved.items()))
             inventories = shared.get(resources)
             if inventories is None:
                 inventories = shared[resources] = {
-                    rc: model.inventory({'total': n})
-                    for rc, n in resources}
+                    rc: model.inventory({'total': n, 'reserved':
+                                         host.reserved.get(rc, 0)})
+                    for rc, n in host.resources.items()}
             placement.set_inventories(host.uuid, provider.generation,
                                       inventories)
             traits = ('traits',) + tuple(host.traits)

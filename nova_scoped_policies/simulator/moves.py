@@ -79,3 +79,18 @@ def _move_allocations(placement, source: str, target: str) -> None:
             rp: {'resources': data['resources']}
             for rp, data in found['allocations'].items()}),
     }, version=MOVE_VERSION)
+
+
+def move_back(sim, server: str, host: str) -> None:
+    """Undo a move of ``server``: its allocation and its place go back to
+    ``host``, where it was (a resilience case puts the world back)."""
+    record = sim.servers[server]
+    found = sim.placement.request('GET', f'/allocations/{record["uuid"]}',
+                                  version=MOVE_VERSION).json()
+    sim.placement.request('PUT', f'/allocations/{record["uuid"]}', {
+        'allocations': {sim.uuid_of[host]: {
+            'resources': dict(record['resources'])}},
+        'project_id': found['project_id'], 'user_id': found['user_id'],
+        'consumer_generation': found['consumer_generation']},
+        version=MOVE_VERSION)
+    sim.relocate(server, host)

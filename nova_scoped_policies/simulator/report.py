@@ -74,6 +74,8 @@ def to_table(result: dict) -> str:
         lines += _stack_audit(stack, data)
     for repair in result.get('repairs', ()):
         lines += _repair(repair)
+    for sweep in result.get('resilience', ()):
+        lines += resilience_lines(sweep)
     for group, data in sorted(result['audit'].items(),
                               key=lambda item: natural(item[0])):
         policies = ', '.join(data['policies']['policies']) or '-'
@@ -98,6 +100,87 @@ def to_table(result: dict) -> str:
                  f'placed, {len(result["failures"])} failed, {moved}'
                  f'{stats["seconds"]} s')
     return '\n'.join(lines)
+
+
+_MAX_CASES = 20
+"""Broken cases a table lists (the JSON lists all)."""
+_MAX_WHY = 5
+"""Broken cases whose reasons a table spells out."""
+_MAX_HEADROOM = 10
+"""Failed domains a table gives the headroom of (the least first)."""
+
+
+def resilience_table(result: dict) -> str:
+    """The ``resilience`` command's report: its sweep, then a line of
+    what ran."""
+    lines: typing.List[str] = []
+    for sweep in result.get('resilience', ()):
+        lines += resilience_lines(sweep)
+    stats = result['stats']
+    lines.append(f'{stats["requests"]} requests before the sweep ran: '
+                 f'{stats["placed"]} servers placed, '
+                 f'{len(result["failures"])} failed')
+    return '\n'.join(lines)
+
+
+def resilience_lines(sweep: dict) -> typing.List[str]:
+    """One sweep: the verdict, the cases that break (worst first), the
+    groups at risk and the least headroom."""
+    at_once = ('one at a time' if sweep['count'] == 1
+               else f'{sweep["count"]} at once')
+    only = (f' (judging only {", ".join(sweep["only"])})'
+            if sweep.get('only') else '')
+    lines = [f'Resilience: {sweep["fail"]} domains fail {at_once}{only}: '
+             f'{sweep["survived"]} of {sweep["cases"]} cases survive '
+             f'({sweep["seconds"]} s)']
+    broken = sweep['broken']
+    if broken:
+        rows = [[', '.join(case['domains']), len(case['unplaced']),
+                 ', '.join(sorted(case['groups'], key=natural))
+                 + (' + stacks ' + ', '.join(sorted(case['stacks']))
+                    if case.get('stacks') else '') or '-',
+                 ', '.join(f'{g}: {n}' for g, n in
+                           sorted(case['soft'].items())) or '-']
+                for case in broken[:_MAX_CASES]]
+        lines += ['Cases that break, worst first', *_grid(
+            ['failed', 'unplaced', 'groups broken', 'soft'], rows)]
+        if len(broken) > _MAX_CASES:
+            lines.append(f'  ... and {len(broken) - _MAX_CASES} more cases '
+                         '(--format json lists all)')
+        for case in broken[:_MAX_WHY]:
+            lines.append(f'  {", ".join(case["domains"])}:')
+            for group, reasons in sorted(case['groups'].items()):
+                lines += [f'    {group}: {reason}' for reason in reasons[:3]]
+                if len(reasons) > 3:
+                    lines.append(f'    {group}: ... and {len(reasons) - 3} '
+                                 'more')
+        lines.append('')
+        if sweep['groups']:
+            lines += ['Groups at risk', *_grid(
+                ['group', 'broken in'],
+                [[g, f'{data["broken_in"]} of {data["of"]} cases']
+                 for g, data in sorted(
+                     sweep['groups'].items(),
+                     key=lambda item: (-item[1]['broken_in'],
+                                       natural(item[0])))])]
+            lines.append('')
+    else:
+        lines.append('')
+    headroom = sweep['headroom']
+    if headroom:
+        classes = sorted({rc for left in headroom.values() for rc in left})
+        least = sorted(headroom.items(), key=lambda item: (
+            [item[1].get(rc, 0) for rc in classes], natural(item[0])))
+        lines += [f'Headroom when each {sweep["fail"]} fails (what the '
+                  'hosts still up have left), least first', *_grid(
+                      [sweep['fail']] + classes,
+                      [[domain] + [left.get(rc, 0) for rc in classes]
+                       for domain, left in least[:_MAX_HEADROOM]])]
+        if len(least) > _MAX_HEADROOM:
+            lines.append(f'  ... and {len(least) - _MAX_HEADROOM} more '
+                         '(--format json lists all)')
+        lines.append('')
+    return lines
 
 
 def _stack_audit(stack: str, data: dict) -> typing.List[str]:

@@ -165,6 +165,10 @@ class Simulation:
         self.failures: typing.List[dict] = []
         self.moves: typing.List[dict] = []
         self.repairs: typing.List[dict] = []
+        self.resilience: typing.List[dict] = []
+        # where resilience sweeps run (the command line's --workers or
+        # --scheduler): None, as :mod:`.sweep` decides by default
+        self.sweep = None
         self.down: typing.Set[str] = set()   # hosts that failed
         self.uuid_of = {h.name: h.uuid for h in scenario.hosts}
         self.host_by_uuid = {h.uuid: h.name for h in scenario.hosts}
@@ -195,7 +199,29 @@ class Simulation:
                 member_of.setdefault(host, []).append(agg.uuid)
         self.nova.aggregates(self.scenario.aggregates)
         self.hosts.create(member_of, progress)
+        self._running()
         self.hosts.build()
+
+    def _running(self) -> None:
+        """What runs before the first request: each host's reserved
+        amounts, which its compute node counts as used (as nova's resource
+        tracker does), and the scenario's ``servers:``, each with its
+        allocation on its host, a member of its group (Nova's), where they
+        are whatever the policies say."""
+        for host in self.scenario.hosts:
+            if host.reserved:
+                self.usage[host.name] = collections.Counter(host.reserved)
+        for server in self.scenario.servers:
+            launch = specs.Launch(server.name, (server.name,), server.group,
+                                  server.project, dict(server.resources))
+            (uuid,) = self.register(launch)
+            self.placement.put_allocations(uuid, {
+                'allocations': {self.uuid_of[server.host]: {
+                    'resources': dict(server.resources)}},
+                'project_id': server.project, 'user_id': self.USER,
+                'consumer_generation': None})
+            self.servers[server.name]['host'] = server.host
+            self._arrive(uuid, server.host, server.resources)
 
     @contextlib.contextmanager
     def scheduler(self):
@@ -258,6 +284,8 @@ class Simulation:
             result['moves'] = self.moves
         if sc.Repair in kinds:
             result['repairs'] = self.repairs
+        if sc.Resilience in kinds:
+            result['resilience'] = self.resilience
         if self.scenario.stacks:
             result['plans'] = self.plans.records
         return result
@@ -280,6 +308,19 @@ class Simulation:
                            'placed': booted,
                            'seconds': round(time.perf_counter() - start, 3)}
         return result
+
+    @contextlib.contextmanager
+    def before(self, index: int):
+        """The world as the scenario's requests before request ``index``
+        leave it (built, those requests run), inside the scheduler, for
+        the ``with`` block: where a worker runs the cases of a resilience
+        sweep (:mod:`.sweep`). Resilience requests among them are left
+        out: they change nothing."""
+        with _spared_by_the_collector(self.build), self.scheduler():
+            for _, request in self.scenario.requests[:index]:
+                if not isinstance(request, sc.Resilience):
+                    handlers.handle(self, request)
+            yield self
 
     def boot(self, boot: sc.Boot) -> int:
         """One (multi-instance) boot, by its handler; returns the servers
@@ -316,6 +357,14 @@ class Simulation:
     def moved(self, server: str, host: str, why: str) -> None:
         """Record a server moved to ``host`` (its allocation moved):
         ``why`` is ``migrate``, ``evacuate`` or ``repair``."""
+        source = self.servers[server]['host']
+        self.relocate(server, host)
+        self.moves.append({'server': server, 'from': source, 'to': host,
+                           'why': why})
+
+    def relocate(self, server: str, host: str) -> None:
+        """The compute nodes, HostStates and member locator know that
+        ``server`` (its allocation already moved) now runs on ``host``."""
         record = self.servers[server]
         source = record['host']
         self.usage[source].subtract(record['resources'])
@@ -323,8 +372,6 @@ class Simulation:
         record['host'] = host
         self._arrive(record['uuid'], host, record['resources'])
         self.nova.refresh([source])
-        self.moves.append({'server': server, 'from': source, 'to': host,
-                           'why': why})
 
     def _arrive(self, uuid: str, host: str,
                 resources: typing.Mapping[str, int]) -> None:

@@ -56,6 +56,11 @@ _RESOURCES = {'type': 'object', 'minProperties': 1,
               'x-problem': {
                   'type': 'must be a mapping of resource class to amount',
                   'minProperties': 'needs at least one resource class'}}
+_AMOUNTS = {'type': 'object',
+            'additionalProperties': {'type': 'integer', 'minimum': 0,
+                                     'x-problem': 'must be an integer >= 0'},
+            'x-problem': {'type': 'must be a mapping of resource class to '
+                                  'amount'}}
 _STRINGS = {'type': 'object',
             'additionalProperties': {
                 'type': ['string', 'number', 'boolean', 'null'],
@@ -82,13 +87,20 @@ def _list(items, what):
 _DOCUMENT = {'policies': _ANY, 'rules': _ANY, 'llmn': _ANY, 'policy': _ANY}
 _REQUEST_KINDS = ('boot', 'delete', 'add_member', 'remove_member',
                   'update_group', 'plan', 'boot_plan', 'confirm',
-                  'migrate', 'fail_host', 'repair')
+                  'migrate', 'fail_host', 'repair', 'resilience')
 _MEMBERSHIP = _mapping({'group': _ANY, 'server': _NAME},
                        ('group', 'server'))
 _PLAN = _mapping({'stack': _ANY}, ('stack',))
 _MIGRATE = _mapping({'server': _NAME, 'host': _NAME}, ('server',))
 _FAIL_HOST = _mapping({'host': _NAME, 'server': _NAME})
 _REPAIR = _mapping({'group': _ANY, 'stack': _ANY}, nullable=True)
+_RESILIENCE = _mapping({
+    'fail': _NAME, 'count': _POSITIVE, 'cases': _POSITIVE,
+    'seed': {'type': 'integer', 'x-problem': 'must be an integer'},
+    'groups': {'type': 'array', 'minItems': 1, 'items': _NAME,
+               'x-problem': {'type': 'must be a list of group names',
+                             'minItems': 'must name at least one group'}}},
+    ('fail',))
 SCHEMA = _mapping({
     'scopes': {'type': ['object', 'null'], 'additionalProperties': _mapping({
         'allow_identifiers': _BOOL, 'obfuscate_identifiers': _BOOL,
@@ -105,7 +117,8 @@ SCHEMA = _mapping({
     'hosts': _list(_mapping({
         'name': _NAME, 'resources': _RESOURCES,
         'traits': {'type': 'array', 'x-problem': {
-            'type': 'must be a list of trait names'}}},
+            'type': 'must be a list of trait names'}},
+        'reserved': _AMOUNTS},
         ('name', 'resources')), 'a list of hosts'),
     'generate': _mapping({
         'hosts': _mapping({'count': _POSITIVE, 'prefix': _NAME,
@@ -120,6 +133,10 @@ SCHEMA = _mapping({
     'groups': _list(_mapping(dict({'name': _NAME, 'project': _NAME},
                                   **_DOCUMENT), ('name',)),
                     'a list of groups'),
+    'servers': _list(_mapping({
+        'name': _NAME, 'host': _NAME, 'project': _NAME, 'group': _ANY,
+        'flavor': _mapping({'resources': _RESOURCES}, ('resources',))},
+        ('name', 'host', 'flavor')), 'a list of servers'),
     'stacks': _list({'type': 'object', 'properties': {'project': _NAME},
                      'x-problem': {'type': 'must be a mapping'}},
                     'a list of stacks'),
@@ -140,7 +157,7 @@ SCHEMA = _mapping({
                                      ('group',)),
             'plan': _PLAN, 'boot_plan': _PLAN, 'confirm': _PLAN,
             'migrate': _MIGRATE, 'fail_host': _FAIL_HOST,
-            'repair': _REPAIR},
+            'repair': _REPAIR, 'resilience': _RESILIENCE},
         'additionalProperties': False,
         'x-problem': {
             'type': 'must be a mapping with one key',
@@ -164,9 +181,20 @@ def stable_uuid(kind: str, name: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Host:
+    """A host (a compute node and its resource provider).
+
+    :param resources: resource class -> the inventory's total.
+    :param traits: its traits.
+    :param reserved: resource class -> the amount its inventory reserves
+        (Placement's ``reserved``: never allocated; nova's compute node
+        counts it as used).
+    """
+
     name: str
     resources: typing.Mapping[str, int]
     traits: typing.Tuple[str, ...] = ()
+    reserved: typing.Mapping[str, int] = dataclasses.field(
+        default_factory=dict)
 
     @functools.cached_property
     def uuid(self) -> str:
@@ -182,6 +210,25 @@ class Group:
     @functools.cached_property
     def uuid(self) -> str:
         return stable_uuid('group', self.name)
+
+
+@dataclasses.dataclass(frozen=True)
+class Running:
+    """A server already running (``servers:``): placed at its host as
+    it is, not scheduled.
+
+    :param name: the server.
+    :param host: where it runs.
+    :param project: its tenant.
+    :param group: the scenario group Nova booted it into, if any.
+    :param resources: what its allocation takes.
+    """
+
+    name: str
+    host: str
+    project: str
+    group: typing.Optional[str]
+    resources: typing.Mapping[str, int]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -294,12 +341,36 @@ class Repair:
         return 'all'
 
 
+@dataclasses.dataclass(frozen=True)
+class Resilience:
+    """``resilience``: what if ``count`` domains of scope ``fail`` fail
+    at once, for every such combination (or ``cases`` of them drawn with
+    ``seed``); each case starts from the world as the requests before
+    left it and changes nothing outside itself.
+
+    :param fail: the scope (``host`` or a scenario scope).
+    :param count: domains failed together in each case.
+    :param cases: at most this many cases, drawn with ``seed``; None:
+        every combination.
+    :param seed: what the draw starts from.
+    :param groups: only these groups' servers and policies count; None:
+        every group and server.
+    """
+
+    kind: typing.ClassVar[str] = 'resilience'
+    fail: str
+    count: int = 1
+    cases: typing.Optional[int] = None
+    seed: int = 0
+    groups: typing.Optional[typing.Tuple[str, ...]] = None
+
+
 MOVE_KINDS = (Migrate, FailHost, Repair)
 """Requests that move servers (the report then has ``moves``)."""
 
 
 Request = typing.Union[Boot, Delete, Membership, UpdateGroup, PlanRequest,
-                       Migrate, FailHost, Repair]
+                       Migrate, FailHost, Repair, Resilience]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -316,6 +387,8 @@ class Scenario:
         default_factory=lambda: dict(NOVA_DEFAULTS))
     """nova's ``[filter_scheduler]`` options (:data:`NOVA_DEFAULTS` for
     those the scenario leaves out)."""
+    servers: typing.Tuple[Running, ...] = ()
+    """The servers already running before the first request."""
 
     def topology(self) -> topo.Topology:
         domains = [topo.Domain(a.uuid, a.name, a.metadata['policy_scope'],
@@ -439,9 +512,15 @@ def _hosts(data, generate):
                 raise ScenarioError(f'{path}.traits[{j}]', f'{trait!r}: '
                                     'neither a standard trait nor '
                                     'CUSTOM_[A-Z0-9_]+')
-        hosts.append(Host(item['name'], _classes(f'{path}.resources',
-                                                 item['resources']),
-                          tuple(traits)))
+        resources = _classes(f'{path}.resources', item['resources'])
+        reserved = _classes(f'{path}.reserved', item.get('reserved') or {})
+        for rc, amount in reserved.items():
+            if amount > resources.get(rc, 0):
+                raise ScenarioError(f'{path}.reserved.{rc}', (
+                    f'{amount}: more than the host has '
+                    f'({resources.get(rc, 0)})'))
+        hosts.append(Host(item['name'], resources, tuple(traits),
+                          {rc: n for rc, n in reserved.items() if n}))
     generated_scopes = {}
     if generate is not None:
         spec = generate['hosts']
@@ -642,6 +721,47 @@ def _groups(data):
     return groups
 
 
+def _servers(data, hosts: typing.Sequence[Host],
+             groups: typing.Mapping[str, Group]) -> typing.List[Running]:
+    """``servers:``: each on a known host, in a known group, with
+    resources its host has room for (its inventory less what is reserved
+    and what the servers before it take)."""
+    by_name = {h.name: h for h in hosts}
+    left: typing.Dict[str, typing.Dict[str, int]] = {}
+    out: typing.List[Running] = []
+    seen: typing.Set[str] = set()
+    for i, item in enumerate(data or []):
+        path = f'servers[{i}]'
+        name = item['name']
+        if name in seen:
+            raise ScenarioError(f'{path}.name', f'{name!r}: server '
+                                'defined twice')
+        seen.add(name)
+        host = by_name.get(item['host'])
+        if host is None:
+            raise ScenarioError(f'{path}.host',
+                                f'{item["host"]!r}: no such host')
+        group = item.get('group')
+        if group is not None:
+            _group_ref(f'{path}.group', group, groups)
+        project = item.get('project') or (groups[group].project if group
+                                          else DEFAULT_PROJECT)
+        resources = _classes(f'{path}.flavor.resources',
+                             item['flavor']['resources'])
+        free = left.setdefault(host.name, {
+            rc: n - host.reserved.get(rc, 0)
+            for rc, n in host.resources.items()})
+        for rc, amount in resources.items():
+            if amount > free.get(rc, 0):
+                raise ScenarioError(f'{path}.flavor.resources.{rc}', (
+                    f'{amount}: {name!r} does not fit {host.name} '
+                    f'({free.get(rc, 0)} of {rc} left)'))
+        for rc, amount in resources.items():
+            free[rc] -= amount
+        out.append(Running(name, host.name, project, group, resources))
+    return out
+
+
 @dataclasses.dataclass
 class _Known:
     """What the requests before one have made: the names a request may
@@ -743,12 +863,41 @@ def _repair(path, body, known: _Known) -> Repair:
     return Repair()
 
 
+def _resilience(path, body, known: _Known) -> Resilience:
+    groups = body.get('groups')
+    if groups is not None:
+        groups = tuple(_group_ref(f'{path}.groups[{i}]', name, known.groups)
+                       for i, name in enumerate(groups))
+    return Resilience(body['fail'], body.get('count', 1), body.get('cases'),
+                      body.get('seed', 0), groups)
+
+
+def _failable(scenario: 'Scenario') -> None:
+    """Each ``resilience`` request fails a scope the scenario has (or
+    ``host``), and no more domains at once than it has."""
+    topology = None
+    for path, request in scenario.requests:
+        if not isinstance(request, Resilience):
+            continue
+        topology = topology or scenario.topology()
+        if request.fail != 'host' and topology.scope(request.fail) is None:
+            raise ScenarioError(f'{path}.fail', (
+                f'{request.fail!r}: no such scope; expected host or one of '
+                f'{", ".join(s.name for s in scenario.scopes) or "(none)"}'))
+        domains = (len(scenario.hosts) if request.fail == 'host'
+                   else len(topology.domains(request.fail)))
+        if request.count > domains:
+            raise ScenarioError(f'{path}.count', (
+                f'{request.count}: more than the {domains} domains of '
+                f'scope {request.fail}'))
+
+
 _PARSERS = {'boot': _boot_request, 'delete': _delete,
             'add_member': _membership, 'remove_member': _membership,
             'update_group': _update_group, 'plan': _plan_request,
             'boot_plan': _plan_request, 'confirm': _plan_request,
             'migrate': _migrate, 'fail_host': _fail_host,
-            'repair': _repair}
+            'repair': _repair, 'resilience': _resilience}
 """Request kind -> its parser: ``(path, body, known) -> request``."""
 
 
@@ -764,8 +913,9 @@ def _solver_installed(path: str) -> None:
         raise ScenarioError(path, solver.MISSING) from None
 
 
-def _requests(data, groups, stacks=None, hosts=()):
-    known = _Known(groups, stacks or {}, frozenset(hosts))
+def _requests(data, groups, stacks=None, hosts=(), servers=()):
+    known = _Known(groups, stacks or {}, frozenset(hosts),
+                   {s.name for s in servers})
     out = []
     for i, item in enumerate(data or []):
         (kind, body), = item.items()
@@ -808,14 +958,17 @@ def parse(data: object) -> Scenario:
     aggregates = _aggregates(data.get('aggregates') or [], scopes, hosts,
                              generated)
     groups = _groups(data.get('groups'))
+    servers = _servers(data.get('servers'), hosts, groups)
     stacks = _stacks(data.get('stacks'), groups)
     config, nova_config = _config(data.get('config'))
     scenario = Scenario(tuple(hosts), tuple(aggregates),
                         tuple(scopes.values()), config, groups,
                         tuple(_requests(data.get('requests'), groups,
-                                        stacks, (h.name for h in hosts))),
-                        stacks, nova_config)
+                                        stacks, (h.name for h in hosts),
+                                        servers)),
+                        stacks, nova_config, tuple(servers))
     _as_the_policy_service_would(scenario)
+    _failable(scenario)
     return scenario
 
 
@@ -883,7 +1036,10 @@ def _replay(store, scenario: Scenario, requests) -> None:
     # the group it was added to
     members: typing.Dict[str, typing.Set[str]] = {
         name: set() for name in scenario.groups}
-    booted: typing.Dict[str, str] = {}
+    booted: typing.Dict[str, str] = {
+        s.name: s.group for s in scenario.servers if s.group}
+    for server, group in booted.items():
+        members[group].add(server)
     added: typing.Dict[str, str] = {}
     for path, request in requests:
         if isinstance(request, Boot):
@@ -944,9 +1100,12 @@ def _json(text: str) -> typing.Optional[object]:
         return None
 
 
-def load(path: str) -> Scenario:
+def load(path: str, appended: typing.Sequence[dict] = ()) -> Scenario:
     """Read and validate a scenario file.
 
+    :param appended: requests to run after the file's (a command's own,
+        as the ``resilience`` command's); an error in one names its
+        option (``--fail``) rather than a key of the file.
     :raises ScenarioError: unreadable YAML or a bad key.
     """
     try:
@@ -959,4 +1118,17 @@ def load(path: str) -> Scenario:
         # ValueError: PyYAML's int() of a number beyond Python's digit
         # limit, and text that is not UTF-8
         raise ScenarioError('', f'cannot read the scenario: {exc}')
-    return parse(data)
+    if not appended or not isinstance(data, dict) or not isinstance(
+            data.get('requests') or [], list):
+        return parse(data)
+    first = len(data.get('requests') or [])
+    data = dict(data, requests=list(data.get('requests') or []) +
+                list(appended))
+    try:
+        return parse(data)
+    except ScenarioError as exc:
+        found = re.match(r'requests\[(\d+)\]\.\w+\.(\w+)', exc.path)
+        if found and int(found.group(1)) >= first:
+            option = {'groups': 'group'}.get(found.group(2), found.group(2))
+            raise ScenarioError(f'--{option}', str(exc)[len(exc.path) + 2:])
+        raise

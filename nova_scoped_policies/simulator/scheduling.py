@@ -176,7 +176,8 @@ class EveryHost:
         for host in hosts:
             generation = p.create_provider(host.name, host.uuid)['generation']
             generation = p.set_inventory(host.uuid, generation, {
-                rc: {'total': n} for rc, n in host.resources.items()
+                rc: {'total': n, 'reserved': host.reserved.get(rc, 0)}
+                for rc, n in host.resources.items()
             })['resource_provider_generation']
             generation = p.set_traits(
                 host.uuid, generation, set(host.traits) | set(NOVA_TRAITS)

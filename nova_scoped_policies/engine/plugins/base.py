@@ -331,6 +331,18 @@ class PolicyPlugin(abc.ABC):
         """
         return []
 
+    def against(self, item: Item, view: AuditView, member: str) -> bool:
+        """Whether a soft policy's placed ``member`` is where the policy
+        would rather it were not (the resilience report's ``soft``
+        count); hard policies and rules answer False: their audit says
+        what they forbid.
+
+        :param item: one of this plugin's items.
+        :param view: where the members are.
+        :param member: a placed member.
+        """
+        return False
+
     def encode(self, item: Item, clause: typing.Any, rules: Rules,
                model: JointModel) -> None:
         """Add the item to a stack's joint model: a hard item as

@@ -33,6 +33,7 @@ MODULES: typing.Mapping[str, str] = {
     'migrate': 'migrate',
     'fail_host': 'fail_host',
     'repair': 'repair',
+    'resilience': 'resilience',
 }
 """Scenario request kind -> the module of its handler (here), imported
 when a request of that kind first runs: a scenario pays at start-up only

@@ -83,6 +83,20 @@ class SoftAffinity(base.PolicyTypePlugin):
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
         return members_near(item, ctx)
 
+    def against(self, item: base.Item, view: base.AuditView,
+                member: str) -> bool:
+        """``member``'s domain is not one the other members are in
+        (targeted: not the domain the policy names)."""
+        topology = view.topology
+        domains = set(topology.domains_of(item.scope, view.placed[member]))
+        if item.identifier is not None:
+            return view.target(item) not in domains
+        others = set()
+        for other, host in view.placed.items():
+            if other != member:
+                others.update(topology.domains_of(item.scope, host))
+        return bool(others) and not domains & others
+
     def encode(self, item: base.Item, clause, rules: Rules,
                model: base.JointModel) -> None:
         scope = item.scope

@@ -24,6 +24,18 @@ class SoftAntiAffinity(base.PolicyTypePlugin):
     def weight(self, item: base.Item, ctx: PlacementContext) -> HostWeight:
         return shifted(members_near(item, ctx), -1.0, 0.0)
 
+    def against(self, item: base.Item, view: base.AuditView,
+                member: str) -> bool:
+        """``member``'s domain holds another member (targeted: it is
+        the domain the policy avoids)."""
+        domains = set(view.topology.domains_of(item.scope,
+                                               view.placed[member]))
+        if item.identifier is not None:
+            return view.target(item) in domains
+        return any(domains.intersection(view.topology.domains_of(
+            item.scope, host)) for other, host in view.placed.items()
+            if other != member)
+
     def encode(self, item: base.Item, clause, rules: Rules,
                model: base.JointModel) -> None:
         scope, m = item.scope, model.m

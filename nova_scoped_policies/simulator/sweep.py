@@ -1,0 +1,138 @@
+"""Where the cases of a resilience sweep run: in this process, on local
+worker processes, or on a Dask cluster (Dask ``distributed``).
+
+The cases of a sweep are independent what-ifs of one world, so they run
+on :class:`distributed.Client` workers as Dask tasks, a few cases each:
+a task ships the scenario (scattered to the workers once), the index of
+the resilience request and its cases; a worker process builds the world
+the requests before that one leave (:meth:`.runner.Simulation.before`)
+once, keeps it for the sweep's next tasks, and runs each case on it
+(:func:`.resilience.run_case`, which puts the world back after each).
+A worker that dies mid-sweep costs its tasks a retry on another worker
+(Dask's scheduler runs a lost task again); every case gives the same
+outcome wherever it runs, so the report is the same with any number of
+workers.
+
+A sweep of fewer than :data:`IN_PROCESS_BELOW` cases, ``--workers 0``, a
+machine that lets this process use one core, and a simulation on a real
+Placement (``--placement-url``: workers cannot rebuild it) run in this
+process instead.
+"""
+
+import contextlib
+import dataclasses
+import logging
+import math
+import os
+import typing
+import uuid
+
+from nova_scoped_policies.simulator import resilience
+from nova_scoped_policies.simulator import sweep_worker as worker
+
+IN_PROCESS_BELOW = 8
+"""Sweeps of fewer cases run in this process: starting workers and
+building the world on each would take longer than the cases."""
+TASKS_PER_WORKER = 4
+"""Cases go out in about this many tasks per worker: small enough to
+share the work out evenly, and a lost worker's retry is short."""
+CONNECT_TIMEOUT = 20.0
+"""Seconds to reach a ``--scheduler`` address before giving up."""
+
+
+class Unreachable(Exception):
+    """The ``--scheduler`` address does not answer."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """Where a simulation's sweeps run.
+
+    :param workers: worker processes of a local cluster; None: one per
+        core this process may use; 0: none, in this process.
+    :param scheduler: the address of a running ``dask scheduler`` (its
+        workers run the cases; ``workers`` is then ignored).
+    :param engine: ``fast`` or ``nova``: what the workers simulate with.
+    :param portable: the world can be rebuilt elsewhere (an embedded
+        Placement); False keeps every case in this process.
+    """
+
+    workers: typing.Optional[int] = None
+    scheduler: typing.Optional[str] = None
+    engine: str = 'fast'
+    portable: bool = True
+
+
+def cores() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0))
+
+
+def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
+        ) -> typing.List[resilience.Outcome]:
+    """The outcome of each of ``cases``, in order, for the resilience
+    request at ``index`` of ``sim``'s scenario.
+
+    :raises Unreachable: the ``--scheduler`` address does not answer.
+    """
+    options = sim.sweep or Options(workers=0)
+    request = sim.scenario.requests[index][1]
+    workers = cores() if options.workers is None else options.workers
+    if options.scheduler is None and (
+            len(cases) < IN_PROCESS_BELOW or workers <= 1
+            and options.workers is None or workers == 0
+            or not options.portable):
+        return _here(sim, request, cases)
+    with _client(options, workers) as client:
+        return _on(client, sim.scenario, index, options.engine, cases)
+
+
+def _here(sim, request, cases) -> typing.List[resilience.Outcome]:
+    failing = resilience.domains(sim.scenario, sim.aggregates.topology,
+                                 request.fail)
+    return resilience.run_cases(sim, request, cases, failing,
+                                resilience.Baseline(sim, request.count == 1))
+
+
+@contextlib.contextmanager
+def _client(options: Options, workers: int):
+    """A Dask client: of the ``--scheduler`` cluster, or of a local
+    cluster of ``workers`` processes (one thread each: a worker holds one
+    world) that stops with the ``with`` block."""
+    import distributed
+    if options.scheduler is not None:
+        try:
+            client = distributed.Client(options.scheduler,
+                                        timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise Unreachable(f'{options.scheduler}: no Dask scheduler '
+                              f'answers ({exc})') from None
+        with client:
+            yield client
+        return
+    import dask
+    # no green resolver in the workers (see cmd.main.simulate)
+    environ = {'EVENTLET_NO_GREENDNS': 'yes'}
+    with dask.config.set({'distributed.nanny.pre-spawn-environ': environ}), \
+            distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address=None, memory_limit=0,
+                silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+def _on(client, scenario, index: int, engine: str,
+        cases: typing.Sequence[typing.Tuple[str, ...]]
+        ) -> typing.List[resilience.Outcome]:
+    """The cases as tasks of ``client``'s workers."""
+    workers = max(1, len(client.scheduler_info()['workers']))
+    size = max(1, math.ceil(len(cases) / (workers * TASKS_PER_WORKER)))
+    chunks = [list(cases[at:at + size]) for at in range(0, len(cases), size)]
+    shipped = client.scatter(scenario, broadcast=True)
+    key = f'{uuid.uuid4()}:{index}:{engine}'
+    futures = client.map(worker.cases, [key] * len(chunks),
+                         [shipped] * len(chunks), [index] * len(chunks),
+                         [engine] * len(chunks), chunks, pure=False)
+    return [outcome for found in client.gather(futures)
+            for outcome in found]

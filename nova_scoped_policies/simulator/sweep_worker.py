@@ -1,0 +1,73 @@
+"""The worker side of a resilience sweep (:mod:`.sweep`): a Dask task
+runs :func:`cases` in a worker process, which keeps one world built for
+the sweep's tasks.
+
+Imported by a worker when it unpickles its first task: eventlet's
+deprecation warning (nova's libraries import it) is silenced before
+anything imports nova, or each worker would print it.
+"""
+
+import contextlib
+import os
+import threading
+import typing
+import warnings
+
+warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+
+from nova_scoped_policies.simulator import resilience  # noqa: E402
+
+CRASH_ONCE = 'NSP_SWEEP_CRASH_ONCE'
+"""Fault injection for the tests: when this environment variable names a
+file that does not exist, the first worker task to see it creates it and
+kills its own worker process (as an OOM killer would)."""
+_LOCK = threading.Lock()
+"""One world, one case at a time, whatever the worker's threads."""
+_WORLD: typing.Dict[str, typing.Any] = {}
+"""The world this worker process keeps: its key, the exit stack that
+holds it open, the simulation, the domains and the baseline."""
+
+
+def cases(key: str, scenario, index: int, engine: str,
+          chunk: typing.List[typing.Tuple[str, ...]]
+          ) -> typing.List[resilience.Outcome]:
+    """A task: the cases of ``chunk`` of the resilience request at
+    ``index``, on this worker's world (built from ``scenario`` when it is
+    not the sweep's, named by ``key``)."""
+    with _LOCK:
+        _crash_once()
+        world = _world(key, scenario, index, engine)
+        return resilience.run_cases(world['sim'], scenario.requests[index][1],
+                                    chunk, world['domains'],
+                                    world['baseline'])
+
+
+def _world(key: str, scenario, index: int, engine: str) -> dict:
+    if _WORLD.get('key') == key:
+        return _WORLD
+    if _WORLD:
+        _WORLD.pop('stack').close()
+        _WORLD.clear()
+    from nova_scoped_policies.simulator import engines
+    stack = contextlib.ExitStack()
+    try:
+        sim = stack.enter_context(engines.simulation(scenario, engine))
+        stack.enter_context(sim.before(index))
+        request = scenario.requests[index][1]
+        _WORLD.update(
+            key=key, stack=stack, sim=sim,
+            domains=resilience.domains(scenario, sim.aggregates.topology,
+                                       request.fail),
+            baseline=resilience.Baseline(sim, request.count == 1))
+    except BaseException:
+        stack.close()
+        raise
+    return _WORLD
+
+
+def _crash_once() -> None:
+    marker = os.environ.get(CRASH_ONCE)
+    if marker and not os.path.exists(marker):
+        with open(marker, 'w', encoding='utf-8') as handle:
+            handle.write(str(os.getpid()))
+        os._exit(1)
