@@ -9,7 +9,9 @@ a plain Nova group and servers in no group, one of them of the same
 name as one of g's. ``GET /export`` (microversion 1.5) read with
 ``[nova]`` configured is simulated in-process with no request, and the
 simulator's audit of every scoped group equals the live one's (``GET
-/os-server-groups/{id}/audit``), violations included.
+/os-server-groups/{id}/audit``), violations included. A resilience
+sweep of the export (each rack in turn) then says which racks g cannot
+lose.
 """
 
 import collections
@@ -93,12 +95,35 @@ class ExportTest(stack_boots.StackCloud):
         return {a['uuid']: a['name'] for a in self.admin_api.api_get(
             '/os-aggregates').body['aggregates']}
 
-    def worded(self, violations, names):
-        """The live audit's violations with domains named as the
-        scenario names them (an admin's audit names them by uuid)."""
-        pattern = re.compile('|'.join(map(re.escape, names)))
-        return sorted(pattern.sub(lambda m: names[m.group(0)], v)
-                      for v in violations)
+    def exported_names(self, clash=True):
+        """instance uuid -> its name in an export: its Nova name (the key
+        of ``servers`` but for g1, named web), ``web-<8 hex>`` for both
+        servers named web when both are named."""
+        found = {s['id']: s['name'] for s in self.servers.values()}
+        if clash:
+            for key in ('g1', 'web'):
+                uuid = self.servers[key]['id']
+                found[uuid] = 'web-' + uuid.replace('-', '')[:8]
+        return found
+
+    @staticmethod
+    def worded(violations, names=None):
+        """Violations with every uuid of ``names`` (aggregates, instances)
+        replaced by its name, the members a violation lists in the
+        parentheses that end it sorted: an admin's live audit names
+        domains by uuid and members by instance uuid, the simulator
+        names both as the scenario does."""
+        found = []
+        for line in violations:
+            if names:
+                line = re.sub('|'.join(map(re.escape, names)),
+                              lambda m: names[m.group(0)], line)
+            head, paren, members = line.rpartition(' (')
+            if paren and members.endswith(')'):
+                line = f'{head} (' + ', '.join(sorted(
+                    members[:-1].split(', '))) + ')'
+            found.append(line)
+        return sorted(found)
 
     def test_the_export_audits_as_the_cloud_does(self):
         document = self.export()
@@ -136,19 +161,37 @@ class ExportTest(stack_boots.StackCloud):
         self.assertEqual('rack', racks['rack-1']['scope'])
 
         result = self.simulate(document)
-        names = self.aggregate_names()
+        names = dict(self.aggregate_names(), **self.exported_names())
         for name, group in (('g', self.g), ('k', self.k)):
             live = self.live_audit(group)
             simulated = result['audit'][name]
             self.assertEqual(
                 self.worded(live['violations'], names),
-                sorted(simulated['violations']), name)
+                self.worded(simulated['violations']), name)
             self.assertEqual(len(live['members']),
                              len(simulated['members']), name)
         self.assertEqual(2, len(result['audit']['g']['violations']))
         self.assertEqual([], result['audit']['k']['violations'])
         # nothing was placed or moved: the world as it is
         self.assertEqual([], result['placements'])
+
+        # then a resilience sweep of the export: each rack in turn. g
+        # has a member in rack-3 and two in each other rack: losing
+        # rack-1 or rack-2 leaves one of them no legal host; k (one
+        # member in rack-2, one in rack-3) always finds rack-1
+        document['requests'] = [{'resilience': {'fail': 'rack'}}]
+        (sweep,) = self.simulate(document)['resilience']
+        self.assertEqual((3, 1), (sweep['cases'], sweep['survived']))
+        self.assertEqual({'g': {'broken_in': 2, 'of': 3}}, sweep['groups'])
+        members = {s['name'] for s in document['servers']
+                   if s.get('group') == 'g'}
+        for case, rack in zip(sweep['broken'], ('rack-1', 'rack-2')):
+            self.assertEqual([rack], case['domains'])
+            (unplaced,) = case['unplaced']
+            self.assertIn(unplaced, members)
+            self.assertIn(f'no legal host for {unplaced}',
+                          case['groups']['g'][0])
+        self.assertEqual(set(self.RACKS), set(sweep['headroom']))
 
     def test_a_project_export_and_an_obfuscated_one(self):
         mine = self.export(f'?project={self.project}')
@@ -164,8 +207,9 @@ class ExportTest(stack_boots.StackCloud):
         result = self.simulate(mine)
         names = self.aggregate_names()
         self.assertEqual(
-            self.worded(self.live_audit(self.g)['violations'], names),
-            sorted(result['audit']['g']['violations']))
+            self.worded(self.live_audit(self.g)['violations'], dict(
+                names, **self.exported_names(clash=False))),
+            self.worded(result['audit']['g']['violations']))
 
         hidden = self.export('?obfuscate=true')
         text = json.dumps(hidden)
