@@ -193,6 +193,16 @@ class ExportTest(stack_boots.StackCloud):
                           case['groups']['g'][0])
         self.assertEqual(set(self.RACKS), set(sweep['headroom']))
 
+    def test_nova_is_read_page_by_page(self):
+        nova = self.nova_client()
+        everyone = {s['id'] for s in self.servers.values()}
+        for page in (3, 8, 1000):
+            listed = [s['id'] for s in nova.all_servers(page=page)]
+            self.assertEqual(sorted(everyone), sorted(listed), page)
+            groups = [g['id'] for g in nova.all_groups(page=2)]
+            self.assertEqual(3, len(set(groups)))
+            self.assertEqual(len(groups), len(set(groups)))
+
     def test_a_project_export_and_an_obfuscated_one(self):
         mine = self.export(f'?project={self.project}')
         text = json.dumps(mine)

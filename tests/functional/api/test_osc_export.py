@@ -9,6 +9,7 @@ from osc_lib import exceptions
 import pytest
 import yaml
 
+from nova_scoped_policies.simulator import scenario as sc
 from tests.functional.api import fixtures as fx
 from tests.functional.api import test_osc
 from tests.functional.api.test_osc import api  # noqa: F401 (fixture)
@@ -27,7 +28,7 @@ def export(headers, *argv) -> str:
     return app.stdout.getvalue()
 
 
-def test_export_command(api):  # noqa: F811
+def test_export_command(api, tmp_path):  # noqa: F811
     run(tv.ADMIN, 'scoped_policy_scope_create', 'rack', '--aggregate',
         fx.AGGREGATES['RACK_A'], '--aggregate', fx.AGGREGATES['RACK_B'])
     document = yaml.safe_load(export(tv.ADMIN))
@@ -35,6 +36,10 @@ def test_export_command(api):  # noqa: F811
         'h1', 'h2', 'h3', 'h4', 'h5', 'h6']
     assert {s['host'] for s in document['servers']} == {'h1', 'h2', 'h3'}
     assert document['scopes'] == {'rack': {}}
+    # a scenario the simulator reads
+    path = tmp_path / 'cloud.yaml'
+    path.write_text(export(tv.ADMIN))
+    assert [s.host for s in sc.load(str(path)).servers] == ['h1', 'h2', 'h3']
     # the same document as JSON
     assert json.loads(export(tv.ADMIN, '--format', 'json')) == document
     text = export(tv.ADMIN, '--project', fx.PROJECTS['PROJECT_B'],
