@@ -17,6 +17,9 @@ import yaml
 from nova_scoped_policies.osc.v1 import common
 
 _DUMPER = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
+ORDER = ('scopes', 'aggregates', 'hosts', 'groups', 'servers', 'stacks')
+"""The sections in the order of the contract's scenarios (the API
+answers its keys sorted)."""
 
 
 class ExportScenario(command.Command):
@@ -46,7 +49,9 @@ class ExportScenario(command.Command):
             query['obfuscate'] = 'true'
         path = '/export' + (f'?{urllib.parse.urlencode(query)}'
                             if query else '')
-        document = common.client(self).request('GET', path)
+        found = common.client(self).request('GET', path)
+        document = {k: found[k] for k in ORDER if k in found}
+        document.update((k, v) for k, v in found.items() if k not in ORDER)
         if args.format == 'json':
             self.app.stdout.write(json.dumps(document, indent=1) + '\n')
         else:

@@ -32,6 +32,8 @@ def test_export_command(api, tmp_path):  # noqa: F811
     run(tv.ADMIN, 'scoped_policy_scope_create', 'rack', '--aggregate',
         fx.AGGREGATES['RACK_A'], '--aggregate', fx.AGGREGATES['RACK_B'])
     document = yaml.safe_load(export(tv.ADMIN))
+    assert list(document) == ['scopes', 'aggregates', 'hosts', 'groups',
+                              'servers', 'stacks']
     assert [h['name'] for h in document['hosts']] == [
         'h1', 'h2', 'h3', 'h4', 'h5', 'h6']
     assert {s['host'] for s in document['servers']} == {'h1', 'h2', 'h3'}
