@@ -404,8 +404,9 @@ def scenario(cloud: Cloud, project: typing.Optional[str] = None,
     """
     names = surrogates or _Plain()
     hosts = _hosts(cloud, names)
+    written = {h['name'] for h in hosts}
     host_names = {h.name for h in cloud.hosts
-                  if names.name('host', h.name) in {x['name'] for x in hosts}}
+                  if names.name('host', h.name) in written}
     document: typing.Dict[str, typing.Any] = {
         'scopes': _scopes(cloud, names),
         'aggregates': _aggregates(cloud, host_names, names),
