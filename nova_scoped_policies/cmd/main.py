@@ -117,6 +117,7 @@ def _simulate(args) -> int:
             simulation.sweep = sweep.Options(
                 args.workers, args.scheduler, args.engine,
                 portable=not args.placement_url)
+            sweep.check(simulation.sweep)
             simulation.placement.check_version()
             if sys.stderr.isatty():
                 with _Bar(sys.stderr) as bar:
@@ -127,7 +128,7 @@ def _simulate(args) -> int:
         print(f'error: Placement: {exc}', file=sys.stderr)
         return 1
     except sweep.Unreachable as exc:
-        print(f'error: --scheduler {exc}', file=sys.stderr)
+        print(f'error: {exc}', file=sys.stderr)
         return 2
     # as a user waits: from the start of this process to the report
     import psutil

@@ -455,6 +455,18 @@ class HostColumns:
                 self.nodes.update(index[host], node(host))
             self._dirty.clear()
 
+    def left(self) -> typing.Dict[str, typing.Dict[str, int]]:
+        """Host -> resource class -> what Placement would still allocate
+        there (:meth:`.world.Cloud.free` of every host), from the
+        columns."""
+        self.settle()
+        found: typing.Dict[str, typing.Dict[str, int]] = {
+            name: {} for name in self.names}
+        for rc, column in self.inventories.items():
+            for at in np.flatnonzero(column.has).tolist():
+                found[self.names[at]][rc] = int(column.free[at])
+        return found
+
     # -- a boot ----------------------------------------------------------
 
     def query(self, spec) -> Boot:

@@ -104,13 +104,7 @@ def plot(result: dict, path: str, topology) -> Drawing:
         nothing to plot.
     :raises OSError: the file cannot be written.
     """
-    try:
-        import matplotlib
-        matplotlib.use('Agg')
-        from matplotlib import pyplot
-    except ImportError as exc:
-        raise PlotUnavailable('--plot needs matplotlib: pip install '
-                              f'"nova-scoped-policies[plot]" ({exc})')
+    matplotlib, pyplot = _matplotlib()
     if not result['audit'] and not result.get('plans'):
         raise PlotUnavailable('--plot: the scenario has no group or stack '
                               'to plot')
@@ -151,6 +145,99 @@ def plot(result: dict, path: str, topology) -> Drawing:
     finally:
         pyplot.close(figure)
     return Drawing(figure, panels, omitted)
+
+
+def _matplotlib():
+    """matplotlib (drawing to files) and its pyplot.
+
+    :raises PlotUnavailable: matplotlib is not installed.
+    """
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        from matplotlib import pyplot
+    except ImportError as exc:
+        raise PlotUnavailable('--plot needs matplotlib: pip install '
+                              f'"nova-scoped-policies[plot]" ({exc})')
+    return matplotlib, pyplot
+
+
+MAX_CASES = 60
+"""The most broken cases (columns) a resilience heatmap draws."""
+
+
+class Sweep(typing.NamedTuple):
+    """What a resilience plot drew.
+
+    :param kind: ``heatmap`` (N-1: cases x groups) or ``bars`` (N-k: each
+        group's share of broken cases) or ``survived`` (nothing broke).
+    :param groups: the groups drawn, top to bottom.
+    :param cases: the cases drawn (heatmap), worst first.
+    """
+
+    kind: str
+    groups: typing.List[str]
+    cases: typing.List[str]
+
+
+def resilience(sweep: dict, path: str) -> Sweep:
+    """Draw a resilience sweep into a PNG file: for N-1, a heatmap of the
+    domains whose failure breaks something (worst first, at most
+    :data:`MAX_CASES`) against the groups they break, coloured by how
+    many of the group's servers or policies break; for N-k, each group's
+    share of the cases that break it.
+
+    :param sweep: one entry of the report's ``resilience``.
+    :raises PlotUnavailable: matplotlib is not installed.
+    :raises OSError: the file cannot be written.
+    """
+    _, pyplot = _matplotlib()
+    groups = sorted(sweep['groups'], key=lambda g: (
+        -sweep['groups'][g]['broken_in'], report.natural(g)))
+    title = (f'{sweep["fail"]}: {sweep["count"]} at once, '
+             f'{sweep["survived"]} of {sweep["cases"]} cases survive')
+    broken = sweep['broken'][:MAX_CASES]
+    if not groups:
+        figure = pyplot.figure(figsize=(6, 1.5), layout='constrained')
+        figure.suptitle(title, fontsize=10, fontweight='bold')
+        drawn = Sweep('survived', [], [])
+    elif sweep['count'] == 1:
+        labels = [', '.join(case['domains']) for case in broken]
+        grid = [[len(case['groups'].get(g, ())) for case in broken]
+                for g in groups]
+        figure, ax = pyplot.subplots(
+            figsize=(max(7.0, min(WIDTH, 3 + 0.2 * len(labels))),
+                     min(MAX_HEIGHT, 2.5 + 0.3 * len(groups))),
+            layout='constrained')
+        image = ax.imshow(grid, cmap='Reds', aspect='auto', vmin=0)
+        ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(groups)), groups, fontsize=8)
+        ax.set_xlabel(f'{sweep["fail"]} failed (cases that break, worst '
+                      'first' + (f'; {len(sweep["broken"]) - MAX_CASES} '
+                                 'more not drawn'
+                                 if len(sweep['broken']) > MAX_CASES
+                                 else '') + ')')
+        figure.colorbar(image, ax=ax, label='servers or policies broken')
+        figure.suptitle(title, fontsize=10, fontweight='bold')
+        drawn = Sweep('heatmap', groups, labels)
+    else:
+        shares = [sweep['groups'][g]['broken_in'] / sweep['cases']
+                  for g in groups]
+        figure, ax = pyplot.subplots(
+            figsize=(8, min(MAX_HEIGHT, 2.0 + 0.3 * len(groups))),
+            layout='constrained')
+        ax.barh(range(len(groups)), shares, color=FAILED)
+        ax.set_yticks(range(len(groups)), groups, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel('share of the cases that break the group')
+        figure.suptitle(title, fontsize=10, fontweight='bold')
+        drawn = Sweep('bars', groups, [])
+    try:
+        figure.savefig(path, dpi=100)
+    finally:
+        pyplot.close(figure)
+    return drawn
 
 
 def _height(spec: _Spec) -> float:

@@ -124,9 +124,7 @@ class Baseline:
                            for name, data in sim.audit().items()}
         self.stack_violations = _stack_violations(sim)
         # host -> resource class -> what Placement would still allocate
-        cloud = sim.cloud
-        self.free = {h.name: cloud.free(h)
-                     for h in sim.scenario.hosts} if headroom else {}
+        self.free = sim.hosts.left() if headroom else {}
 
 
 def _stack_violations(sim) -> typing.Dict[str, typing.Set[str]]:

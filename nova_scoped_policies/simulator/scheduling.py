@@ -192,6 +192,12 @@ class EveryHost:
     def touched(self, host: str) -> None:
         """``host``'s HostState changed: nothing to do."""
 
+    def left(self) -> typing.Dict[str, typing.Dict[str, int]]:
+        """Host -> resource class -> what Placement would still allocate
+        there."""
+        cloud = self.sim.cloud
+        return {h.name: cloud.free(h) for h in self.sim.scenario.hosts}
+
     def query(self, spec) -> typing.List[host_manager.HostState]:
         """The candidates of ``GET /allocation_candidates`` that nova's
         HostManager hands the filters (:meth:`NovaScheduler.reach`)."""

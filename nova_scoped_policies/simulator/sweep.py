@@ -20,6 +20,7 @@ process instead.
 """
 
 import contextlib
+import importlib.util
 import dataclasses
 import logging
 import math
@@ -41,7 +42,8 @@ CONNECT_TIMEOUT = 20.0
 
 
 class Unreachable(Exception):
-    """The ``--scheduler`` address does not answer."""
+    """The ``--scheduler`` address does not answer, or workers are asked
+    for without Dask installed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +65,26 @@ class Options:
     portable: bool = True
 
 
+def available() -> bool:
+    """Whether Dask ``distributed`` is installed (the ``sweep`` extra)."""
+    return importlib.util.find_spec('distributed') is not None
+
+
+def check(options: Options) -> None:
+    """Fail early: before a simulation runs its requests, the
+    ``--scheduler`` answers and Dask is there when workers are asked for.
+
+    :raises Unreachable: it does not.
+    """
+    if (options.scheduler is not None or options.workers) and \
+            not available():
+        raise Unreachable('workers need Dask: pip install '
+                          '"nova-scoped-policies[sweep]" (or --workers 0)')
+    if options.scheduler is not None:
+        with _client(options, 0):
+            pass
+
+
 def cores() -> int:
     """The cores this process may use."""
     return len(os.sched_getaffinity(0))
@@ -79,9 +101,9 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
     request = sim.scenario.requests[index][1]
     workers = cores() if options.workers is None else options.workers
     if options.scheduler is None and (
-            len(cases) < IN_PROCESS_BELOW or workers <= 1
-            and options.workers is None or workers == 0
-            or not options.portable):
+            len(cases) < IN_PROCESS_BELOW or workers == 0
+            or not options.portable or options.workers is None and (
+                workers == 1 or not available())):
         return _here(sim, request, cases)
     with _client(options, workers) as client:
         return _on(client, sim.scenario, index, options.engine, cases)
@@ -105,8 +127,8 @@ def _client(options: Options, workers: int):
             client = distributed.Client(options.scheduler,
                                         timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise Unreachable(f'{options.scheduler}: no Dask scheduler '
-                              f'answers ({exc})') from None
+            raise Unreachable(f'--scheduler {options.scheduler}: no Dask '
+                              f'scheduler answers ({exc})') from None
         with client:
             yield client
         return

@@ -103,9 +103,12 @@ PARTS = {
     'joint': modules(f'{ROOT}.stacks'),
     'watcher': modules(f'{ROOT}.watcher'),
 }
-OPTIONAL = {'simulator': {'matplotlib', 'ortools'}, 'service': {'ortools'}}
+OPTIONAL = {'simulator': {'matplotlib', 'ortools', 'dask', 'distributed'},
+            'service': {'ortools'}}
 """Imported only where a feature needs them: ``--plot`` and stacks answer
-a clear error naming the extra to install when they are missing."""
+a clear error naming the extra to install when they are missing;
+resilience sweeps run in the process without Dask unless workers are
+asked for (then the error names the extra)."""
 
 
 def test_scheduler_plugin_requires_exactly_what_it_imports():
@@ -121,6 +124,12 @@ def test_each_extra_covers_what_its_part_imports(extra):
     assert not missing, f'[extras] {extra} lacks {sorted(missing)}'
     unused = requirements(extra) - imported
     assert not unused, f'[extras] {extra} needs no {sorted(unused)}'
+
+
+def test_sweep_is_its_own_extra():
+    assert {'dask', 'distributed'} <= distributions(third_party(
+        [f'{ROOT}.simulator.sweep']))
+    assert requirements('sweep') == {'distributed'}
 
 
 def test_plot_is_its_own_extra():

@@ -7,7 +7,9 @@ is changed by its handler; the others are constants.
 
 import typing
 
+import fastjsonschema
 import jsonschema
+import orjson
 import webob
 
 from oslo_serialization import jsonutils
@@ -170,6 +172,8 @@ USAGES_QUERY = obj({'project_id': _IDENTITY, 'user_id': _IDENTITY,
 # -- validation --------------------------------------------------------------
 
 _FORMATS = jsonschema.FormatChecker(())
+_CHECKS: typing.Dict[bytes, typing.Tuple[typing.Callable, typing.Any]] = {}
+"""A schema (as sorted JSON) -> its validators (:func:`_checks`)."""
 
 
 @_FORMATS.checks('uuid')
@@ -184,10 +188,33 @@ def validate(body, schema: dict) -> None:
     :param schema: a JSON schema.
     :raises APIError: 400 with jsonschema's explanation.
     """
+    key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+    checks = _CHECKS.get(key)
+    if checks is None:
+        checks = _CHECKS[key] = _checks(schema)
+    fast, validator = checks
     try:
-        jsonschema.validate(body, schema, format_checker=_FORMATS)
-    except jsonschema.ValidationError as exc:
-        raise errors.APIError(400, f'JSON does not validate: {exc}')
+        fast(body)
+        return
+    except fastjsonschema.JsonSchemaException:
+        pass
+    error = jsonschema.exceptions.best_match(validator.iter_errors(body))
+    if error is not None:
+        raise errors.APIError(400, f'JSON does not validate: {error}')
+
+
+def _checks(schema: dict):
+    """A schema's two validators, made once (``jsonschema.validate``
+    checks the schema and makes its validator on every call: 10 ms of
+    each ``PUT`` and ``POST /allocations``, most of a move's time in a
+    resilience sweep): fastjsonschema's, compiled to Python, which passes
+    a valid body in microseconds, and jsonschema's, which has the last
+    word on a body the first refuses and words the error as Placement
+    does."""
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return (fastjsonschema.compile(schema, formats={'uuid': _uuid_format}),
+            cls(schema, format_checker=_FORMATS))
 
 
 def load(req: webob.Request, schema: typing.Optional[dict] = None):
