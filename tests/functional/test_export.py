@@ -76,6 +76,11 @@ class ExportTest(stack_boots.StackCloud):
         # and adds a server of rack-2 beside g3: a second violation
         self.call('POST', f'/os-server-groups/{self.g}/action', {
             'add_instance': {'instance_id': self.servers['lone']['id']}})
+        # h31 reserved to requests that require a trait (forbidden
+        # aggregates), once every server runs
+        self._make_aggregate('win', ['h31'],
+                             {'trait:CUSTOM_WINDOWS_LICENSED': 'required',
+                              'other': 'not read'})
 
     def live_audit(self, group):
         return self.call('GET', f'/os-server-groups/{group}/audit',
@@ -159,6 +164,11 @@ class ExportTest(stack_boots.StackCloud):
         racks = {a['name']: a for a in document['aggregates']}
         self.assertEqual(['h11', 'h12'], racks['rack-1']['hosts'])
         self.assertEqual('rack', racks['rack-1']['scope'])
+        self.assertEqual(
+            {'hosts': ['h31'], 'metadata': {
+                'trait:CUSTOM_WINDOWS_LICENSED': 'required'}},
+            {k: v for k, v in racks['win'].items()
+             if k in ('hosts', 'metadata', 'scope')})
 
         result = self.simulate(document)
         names = dict(self.aggregate_names(), **self.exported_names())
