@@ -10,6 +10,7 @@ import webob
 import webob.dec
 import webob.exc
 
+from nova_scoped_policies.api.handlers import export
 from nova_scoped_policies.api.handlers import groups
 from nova_scoped_policies.api.handlers import repairs
 from nova_scoped_policies.api.handlers import root
@@ -75,6 +76,10 @@ ROUTE_DECLARATIONS = {
     '/repairs/tasks/{id}': {
         'GET': repairs.show_task,
         'DELETE': repairs.cancel_task,
+    },
+    # microversion 1.5
+    '/export': {
+        'GET': export.export_cloud,
     },
 }
 

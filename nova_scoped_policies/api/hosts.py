@@ -147,6 +147,27 @@ def check_owner(placement: pc.PlacementClient, instance: str,
             explanation=f'instance {instance} not found')
 
 
+def inventories(placement: pc.PlacementClient, rp: str
+                ) -> typing.Dict[str, dict]:
+    """A provider's inventories: resource class -> ``total``,
+    ``reserved``, ``allocation_ratio``...
+
+    :raises nova_scoped_policies.placement.client.PlacementError:
+    """
+    return placement.request(
+        'GET', f'/resource_providers/{rp}/inventories').json()[
+            'inventories']
+
+
+def traits(placement: pc.PlacementClient, rp: str) -> typing.List[str]:
+    """A provider's traits.
+
+    :raises nova_scoped_policies.placement.client.PlacementError:
+    """
+    return placement.request(
+        'GET', f'/resource_providers/{rp}/traits').json()['traits']
+
+
 CANDIDATES_VERSION = '1.29'   # summaries with traits and root providers
 
 

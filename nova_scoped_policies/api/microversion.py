@@ -18,6 +18,8 @@ VERSIONS = [
     '1.4',  # POST /repairs/apply starts a task (202, Location); GET
     #         /repairs/tasks[/{id}], DELETE /repairs/tasks/{id}; a repair
     #         plan says needs_administrator
+    '1.5',  # GET /export (admins): the live cloud as a simulator
+    #         scenario, with project and obfuscate
 ]
 MIN_VERSION = VERSIONS[0]
 MAX_VERSION = VERSIONS[-1]

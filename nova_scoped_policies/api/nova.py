@@ -1,5 +1,6 @@
 """What the service asks Nova: the members of a server group, and the
-group a server was booted into.
+group a server was booted into; for an export (:mod:`.export`), every
+server, server group and host aggregate, page by page.
 
 Nova knows the servers booted into a group; the policy store knows those
 added with ``add_instance`` and those of Nova's taken out of the group's
@@ -19,6 +20,10 @@ COMPUTE_VERSION = '2.64'
 """``policy`` and ``rules`` of server groups; any later one will do."""
 SERVER_GROUPS_VERSION = '2.71'
 """A server's ``server_groups`` (the group it was booted into)."""
+PAGE = 1000
+"""Servers or server groups per page of a listing (Nova's
+``[api]max_limit`` defaults to 1000: a smaller page of it still goes on
+with its last server as the marker)."""
 
 
 class NovaGroups:
@@ -75,6 +80,54 @@ class NovaGroups:
         found = self._get('/os-aggregates', 'the host aggregates') or {}
         return {a['uuid']: frozenset(a.get('hosts') or ())
                 for a in found.get('aggregates', ())}
+
+    def aggregates(self) -> typing.List[dict]:
+        """Every host aggregate (``uuid``, ``name``, ``hosts``,
+        ``metadata``), in one call (Nova does not page them).
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
+        found = self._get('/os-aggregates', 'the host aggregates') or {}
+        return list(found.get('aggregates', ()))
+
+    def all_servers(self, page: int = PAGE) -> typing.Iterator[dict]:
+        """Every server of every project (``id``, ``name``,
+        ``tenant_id``...), ``page`` at a time (``limit`` and ``marker``).
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
+        marker = None
+        while True:
+            query = f'all_tenants=1&limit={page}' + (
+                f'&marker={marker}' if marker else '')
+            body = self._get(f'/servers/detail?{query}', 'the servers') or {}
+            found = body.get('servers', [])
+            yield from found
+            # Nova links the next page while a page comes full
+            if not found or not any(link.get('rel') == 'next' for link in
+                                    body.get('servers_links', ())):
+                return
+            marker = found[-1]['id']
+
+    def all_groups(self, page: int = PAGE) -> typing.Iterator[dict]:
+        """Every server group of every project (``id``, ``name``,
+        ``policy``, ``rules``, ``members``, ``project_id``), ``page`` at a
+        time (``limit`` and ``offset``).
+
+        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        """
+        offset = 0
+        while True:
+            found = (self._get(
+                f'/os-server-groups?all_projects=true&limit={page}'
+                f'&offset={offset}', 'the server groups') or {}).get(
+                    'server_groups', [])
+            yield from found
+            # Nova clips limit to its [api]max_limit: go on to an empty
+            # page
+            if not found:
+                return
+            offset += len(found)
 
     def server_project(self, uuid: str) -> typing.Optional[str]:
         """The project of a server, or None when Nova has no such server.

@@ -193,18 +193,14 @@ def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
 def _host(placement: pc.PlacementClient, rp: str, name: str
           ) -> planner.Host:
     """One compute node: its capacity left and its traits."""
-    inventories = placement.request(
-        'GET', f'/resource_providers/{rp}/inventories'
-    ).json()['inventories']
     usages = placement.request(
         'GET', f'/resource_providers/{rp}/usages').json()['usages']
     free = {rc: stack_service.free_capacity(
         inv['total'], usages.get(rc, 0), inv.get('reserved', 0),
         inv.get('allocation_ratio', 1.0))
-        for rc, inv in inventories.items()}
-    traits = placement.request(
-        'GET', f'/resource_providers/{rp}/traits').json()['traits']
-    return planner.Host(name, free, frozenset(traits), rp)
+        for rc, inv in hosts_mod.inventories(placement, rp).items()}
+    return planner.Host(name, free,
+                        frozenset(hosts_mod.traits(placement, rp)), rp)
 
 
 def _roots(providers: typing.Mapping[str, dict]) -> typing.List[str]:
@@ -222,6 +218,21 @@ def _consumers(placement: pc.PlacementClient,
             'GET', f'/resource_providers/{rp}/allocations'
         ).json()['allocations'])
     return found
+
+
+def running(placement: pc.PlacementClient,
+            providers: typing.Mapping[str, dict],
+            names: typing.Mapping[str, str]
+            ) -> typing.Dict[str, repair_service.Server]:
+    """Every instance with an allocation on a compute node (one read of
+    each compute node's allocations, then one of each instance's):
+    instance -> its host, resources and project.
+
+    :param providers: every resource provider, by uuid.
+    :param names: provider uuid -> the name of the host it is part of.
+    """
+    return _servers(placement, _consumers(placement, providers), names,
+                    instances_only=True)
 
 
 def _hosts(placement: pc.PlacementClient,

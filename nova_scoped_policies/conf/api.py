@@ -216,6 +216,19 @@ process starts. Keep it well above the time one poll of Nova can take.
 
 Related options: ``repair_move_timeout``.
 """),
+    cfg.StrOpt(
+        'export_obfuscation_key',
+        secret=True,
+        help="""
+The secret key of the surrogates ``GET /export?obfuscate=true``
+(``openstack scoped policy export --obfuscate``) writes for host,
+aggregate, server, group, stack and project names (an HMAC of each name):
+the same name gets the same surrogate in every export made with the
+same key, so that exports compare. Unset, a key known to everyone is
+used, and a guessable name (``compute-017``) can be found from its
+surrogate: set a long random key before an export leaves the company,
+and keep it.
+"""),
 ]
 
 

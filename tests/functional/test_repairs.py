@@ -410,13 +410,18 @@ class FullCloudRepairTest(stack_boots.StackCloud):
         return self._wait_for_state_change(created, 'ACTIVE',
                                            max_retries=base.WAIT_RETRIES)
 
-    def setUp(self):
-        super().setUp()
+    def other_api(self):
+        """Nova's API as a member (and admin) of project OTHER."""
         from nova.tests.functional.api import client
         other = client.TestOpenStackClient(
             'other', self.api.base_url, project_id=OTHER,
             roles=['reader', 'member', 'admin'])
         other.microversion = '2.74'
+        return other
+
+    def setUp(self):
+        super().setUp()
+        other = self.other_api()
         big = self.flavor_of('g.cpu', 2, 1024)
         wide = self.flavor_of('k.ram', 1, 4096)
         lone = self.flavor_of('l.cpu', 1, 512)

@@ -4,6 +4,7 @@
 import itertools
 
 from nova_scoped_policies.api.policies import base
+from nova_scoped_policies.api.policies import export
 from nova_scoped_policies.api.policies import groups
 from nova_scoped_policies.api.policies import repairs
 from nova_scoped_policies.api.policies import scopes
@@ -14,4 +15,5 @@ def list_rules():
     """Every rule the API enforces, with its default."""
     return list(itertools.chain(base.list_rules(), scopes.list_rules(),
                                 groups.list_rules(), stacks.list_rules(),
-                                repairs.list_rules()))
+                                repairs.list_rules(),
+                                export.list_rules()))

@@ -56,7 +56,7 @@ def test_noauth2_mode_from_the_openstack_command(api_url):
     assert json.loads(done.stdout)['aggregates'] == []
     versions = openstack(api_url, 'scoped', 'policy', 'version', 'list',
                          '-f', 'json', project='p1')
-    assert json.loads(versions.stdout)[0]['max_version'] == '1.4'
+    assert json.loads(versions.stdout)[0]['max_version'] == '1.5'
 
     group = str(uuid.uuid4())
     done = openstack(api_url, 'scoped', 'policy', 'group', 'set', group,

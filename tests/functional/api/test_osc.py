@@ -68,6 +68,7 @@ COMMANDS = {
     ('/repairs/tasks/{id}', 'GET', None): 'scoped_policy_repair_task_show',
     ('/repairs/tasks/{id}', 'DELETE', None):
         'scoped_policy_repair_task_cancel',
+    ('/export', 'GET', None): 'scoped_policy_export',
 }
 ACTIONS = {'/os-policy-scopes/{scope}/action': scope_schemas.ACTION,
            '/os-server-groups/{uuid}/action': group_schemas.ACTION,

@@ -55,7 +55,7 @@ bind_port = {port}
     http.trust_env = False
     try:
         root = wait_for(url, server)
-        assert root.json()['versions'][0]['max_version'] == '1.4'
+        assert root.json()['versions'][0]['max_version'] == '1.5'
         created = http.post(url + '/os-policy-scopes', headers=ADMIN,
                             json={'policy_scope': {'name': 'rack'}},
                             timeout=5)

@@ -1,0 +1,461 @@
+"""A running cloud as a simulator scenario (simulation.md, "A running
+cloud as a scenario").
+
+The pure part of ``GET /export`` (microversion 1.5) and of ``openstack
+scoped policy export``: typed records of what the policy service read
+(:class:`Cloud`, filled by :mod:`nova_scoped_policies.api.export`) become
+the scenario document :func:`scenario` returns, ready for YAML or JSON.
+No HTTP, no configuration here.
+
+* Hosts: each resource class as ``total x allocation_ratio`` and
+  ``reserved`` as what keeps Placement's capacity, ``int((total -
+  reserved) x allocation_ratio)``, exact (the simulator models allocation
+  ratios of 1.0).
+* Servers: at their host with the resources of their allocations; their
+  names made unique and stable (``name``, or ``name-<8 hex of the uuid>``
+  for each server of a name several share).
+* ``project``: the other projects' servers stay as load (``load-1``...),
+  with no name, project or group; their groups and stacks are left out.
+* ``obfuscate``: host, aggregate, server, group, stack and project names
+  become surrogates keyed by :class:`Surrogates` (the same name, the same
+  surrogate, in every export with that key); aggregate uuids and scope
+  namespaces too, so that tenants' identifiers of domains in obfuscating
+  scopes stay consistent. Policies, rules and scopes are kept.
+"""
+
+import dataclasses
+import hashlib
+import hmac
+import math
+import re
+import typing
+import uuid
+
+from nova_scoped_policies.db import records
+from nova_scoped_policies import identifiers
+from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies import topology as topo
+
+LOAD = 'load'
+"""Prefix of another project's servers' names under ``project``."""
+DEFAULT_KEY = 'nova-scoped-policies export'
+"""The surrogates' key when the service configures none: stable across
+clouds, so a guessable name's surrogate can be guessed too."""
+_SPACE = re.compile(r'\s+')
+
+
+@dataclasses.dataclass(frozen=True)
+class Inventory:
+    """One resource class of a host, as Placement holds it.
+
+    :param total: the inventory's total.
+    :param reserved: its reserved amount.
+    :param allocation_ratio: its allocation ratio.
+    """
+
+    total: int
+    reserved: int = 0
+    allocation_ratio: float = 1.0
+
+    @property
+    def capacity(self) -> int:
+        """Placement's capacity: ``int((total - reserved) x ratio)``."""
+        return int((self.total - self.reserved) * self.allocation_ratio)
+
+    @property
+    def modelled(self) -> typing.Tuple[int, int]:
+        """(resources, reserved) at a ratio of 1.0, with the same
+        capacity."""
+        total = math.floor(self.total * self.allocation_ratio)
+        return total, max(0, total - max(0, self.capacity))
+
+    def plus(self, other: 'Inventory') -> 'Inventory':
+        """One inventory of the same class on two providers of a tree
+        (at a ratio of 1.0, the capacity of both)."""
+        (a, a_kept), (b, b_kept) = self.modelled, other.modelled
+        return Inventory(a + b, a_kept + b_kept)
+
+
+@dataclasses.dataclass(frozen=True)
+class Host:
+    """A compute node (a root resource provider and its tree).
+
+    :param name: the provider's name (the hypervisor host name).
+    :param inventories: resource class -> its inventory (the tree's).
+    :param traits: the root provider's traits.
+    """
+
+    name: str
+    inventories: typing.Mapping[str, Inventory]
+    traits: typing.Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Aggregate:
+    """A host aggregate the export writes.
+
+    :param uuid: its uuid.
+    :param name: its name (its uuid when Nova is not read).
+    :param hosts: its hosts (provider names).
+    :param scope: the stored scope it is a domain of, or None.
+    :param metadata: the metadata the scheduler reads besides scopes
+        (``trait:...`` of forbidden aggregates, ``license:...``).
+    """
+
+    uuid: str
+    name: str
+    hosts: typing.Tuple[str, ...] = ()
+    scope: typing.Optional[str] = None
+    metadata: typing.Mapping[str, str] = dataclasses.field(
+        default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Server:
+    """A server that runs.
+
+    :param uuid: the instance uuid.
+    :param name: its name in Nova (its uuid when Nova is not read).
+    :param host: the host of its allocations.
+    :param project: its project.
+    :param resources: what its allocations take.
+    :param group: the uuid of the group that counts it, or None.
+    """
+
+    uuid: str
+    name: str
+    host: str
+    project: str
+    resources: typing.Mapping[str, int]
+    group: typing.Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    """A server group with policies.
+
+    :param uuid: the Nova server group's uuid.
+    :param name: its name (its uuid when it has none).
+    :param project: its project.
+    :param document: its policies with real identifiers (a plain Nova
+        group's as :func:`.policy.from_nova_group` reads them).
+    """
+
+    uuid: str
+    name: str
+    project: str
+    document: PolicyDocument
+
+
+@dataclasses.dataclass(frozen=True)
+class Stack:
+    """A stored stack decision.
+
+    :param id: its id.
+    :param name: its name.
+    :param project: its project.
+    :param document: its stack document (``{"stack": {...}}``).
+    """
+
+    id: str
+    name: str
+    project: str
+    document: typing.Mapping[str, typing.Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Cloud:
+    """What an export read.
+
+    :param scopes: the stored scopes.
+    :param hosts: every compute node.
+    :param aggregates: the scopes' aggregates and those with metadata
+        the scheduler reads.
+    :param servers: every server that runs.
+    :param groups: every group with policies.
+    :param stacks: every stored stack.
+    """
+
+    scopes: typing.Tuple[records.ScopeRecord, ...] = ()
+    hosts: typing.Tuple[Host, ...] = ()
+    aggregates: typing.Tuple[Aggregate, ...] = ()
+    servers: typing.Tuple[Server, ...] = ()
+    groups: typing.Tuple[Group, ...] = ()
+    stacks: typing.Tuple[Stack, ...] = ()
+
+
+class Surrogates:
+    """Stable surrogates of names: ``<kind>-<12 hex>`` of an HMAC-SHA256
+    of the name under ``key``, uuids as uuid5 in a namespace of the key.
+
+    :param key: the secret; exports with the same key give the same
+        surrogates.
+    """
+
+    def __init__(self, key: str = DEFAULT_KEY) -> None:
+        self._key = key.encode()
+        self._namespace = uuid.UUID(bytes=self._digest('namespace', '')[:16])
+
+    def _digest(self, kind: str, name: str) -> bytes:
+        return hmac.new(self._key, f'{kind}\0{name}'.encode(),
+                        hashlib.sha256).digest()
+
+    def name(self, kind: str, name: str) -> str:
+        """The surrogate of a ``kind`` (host, aggregate...) named
+        ``name``."""
+        return f'{kind}-{self._digest(kind, name).hex()[:12]}'
+
+    def uuid(self, value: str) -> str:
+        """The surrogate of a uuid."""
+        return str(uuid.uuid5(self._namespace, str(value)))
+
+
+class _Plain:
+    """No obfuscation: every name as it is."""
+
+    @staticmethod
+    def name(kind: str, name: str) -> str:
+        return name
+
+    @staticmethod
+    def uuid(value: str) -> str:
+        return value
+
+
+def _word(name: str) -> str:
+    """A scenario name: no white space."""
+    return _SPACE.sub('_', name.strip()) or '_'
+
+
+def unique(items: typing.Iterable[typing.Tuple[str, str]]
+           ) -> typing.Dict[str, str]:
+    """id -> a unique name: the name itself, or ``name-<first 8 of the
+    id>`` for every item of a name several share (longer when even that
+    clashes), so that a name is the same whatever else exists of it.
+
+    :param items: (id, name) pairs.
+    """
+    items = [(i, _word(n)) for i, n in items]
+    count: typing.Dict[str, int] = {}
+    for _, name in items:
+        count[name] = count.get(name, 0) + 1
+    found: typing.Dict[str, str] = {}
+    taken = {name for name, n in count.items() if n == 1}
+    for id_, name in sorted(items, key=lambda p: (p[1], p[0])):
+        if count[name] == 1:
+            found[id_] = name
+            continue
+        short = id_.replace('-', '')
+        for size in (8, 12, len(short)):
+            candidate = f'{name}-{short[:size]}'
+            if candidate not in taken:
+                break
+        taken.add(candidate)
+        found[id_] = candidate
+    return found
+
+
+def _scopes(cloud: Cloud, names) -> typing.Dict[str, dict]:
+    found = {}
+    for record in cloud.scopes:
+        settings: typing.Dict[str, typing.Any] = {}
+        if record.allow_identifiers:
+            settings['allow_identifiers'] = True
+        if record.obfuscate_identifiers:
+            settings['obfuscate_identifiers'] = True
+        if record.obfuscate_identifiers and record.obfuscate_namespace_uuid:
+            settings['namespace'] = names.uuid(
+                record.obfuscate_namespace_uuid)
+        if record.parent:
+            settings['parent'] = record.parent
+        found[record.name] = settings
+    return found
+
+
+def _hosts(cloud: Cloud, names) -> typing.List[dict]:
+    found = []
+    for host in sorted(cloud.hosts, key=lambda h: h.name):
+        resources, reserved = {}, {}
+        for rc, inventory in sorted(host.inventories.items()):
+            total, kept = inventory.modelled
+            if total < 1:
+                continue
+            resources[rc] = total
+            if kept:
+                reserved[rc] = kept
+        if not resources:
+            continue
+        item = {'name': names.name('host', host.name),
+                'resources': resources}
+        if host.traits:
+            item['traits'] = sorted(host.traits)
+        if reserved:
+            item['reserved'] = reserved
+        found.append(item)
+    return found
+
+
+def _aggregates(cloud: Cloud, hosts: typing.AbstractSet[str], names
+                ) -> typing.List[dict]:
+    unique_names = unique((a.uuid, a.name) for a in cloud.aggregates)
+    found = []
+    for agg in sorted(cloud.aggregates,
+                      key=lambda a: (unique_names[a.uuid], a.uuid)):
+        item: typing.Dict[str, typing.Any] = {
+            'name': names.name('aggregate', unique_names[agg.uuid]),
+            'uuid': names.uuid(agg.uuid)}
+        if agg.scope:
+            item['scope'] = agg.scope
+        item['hosts'] = sorted(names.name('host', h)
+                               for h in set(agg.hosts) & hosts)
+        if agg.metadata:
+            item['metadata'] = dict(sorted(agg.metadata.items()))
+        found.append(item)
+    return found
+
+
+def _topology(cloud: Cloud, names) -> topo.Topology:
+    """The scopes and domains as the scenario has them (surrogate uuids
+    and namespaces when obfuscating): tenants' identifiers are computed
+    on it."""
+    def surrogate(record):
+        namespace = record.obfuscate_namespace_uuid
+        return dataclasses.replace(record, obfuscate_namespace_uuid=(
+            names.uuid(namespace) if namespace else None))
+    scopes = [topo.scope_from_record(surrogate(r)) for r in cloud.scopes]
+    domains = [topo.Domain(names.uuid(a.uuid), a.name, a.scope)
+               for a in cloud.aggregates if a.scope]
+    return topo.build(scopes, domains)
+
+
+def _worded(document: PolicyDocument, topology: topo.Topology,
+            project: str, names) -> dict:
+    """A group's ``policies`` and ``rules`` as its tenant writes them in
+    the scenario (its identifiers of the scenario's domains)."""
+    real = dataclasses.replace(document, name=None, policies=tuple(
+        p.with_identifier(names.uuid(p.identifier))
+        if p.identifier is not None and topology.scope(p.scope) is not None
+        else p for p in document.policies))
+    shown = identifiers.to_tenant(real, topology, project).to_dict()
+    found = {'policies': shown['policies']}
+    if shown['rules']:
+        found['rules'] = shown['rules']
+    return found
+
+
+def _stack(document: typing.Mapping[str, typing.Any], name: str,
+           group_names: typing.Mapping[str, str],
+           server_names: typing.Mapping[str, str],
+           project: str, names) -> dict:
+    """A stack of the scenario: its document's keys with its project, the
+    existing ends of its relationships named as the scenario names them,
+    its names made surrogates when obfuscating."""
+    body = dict(document.get('stack', document))
+    body['name'] = names.name('stack', name)
+    if 'group' in body:
+        body['group'] = _stack_group(body['group'], names)
+    relationships = []
+    for rel in body.get('relationships') or ():
+        rel = dict(rel)
+        for end in ('from', 'to'):
+            target = rel.get(end)
+            if isinstance(target, str):
+                rel[end] = names.name('group', target)
+            elif isinstance(target, dict) and len(target) == 1:
+                (kind, ref), = target.items()
+                known = (group_names if kind == 'server_group'
+                         else server_names).get(str(ref))
+                if known is None:
+                    break   # an end the export does not hold
+                rel[end] = {kind: known}
+        else:
+            relationships.append(rel)
+    if 'relationships' in body:
+        body['relationships'] = relationships
+    body['project'] = project
+    return body
+
+
+def _stack_group(group: typing.Mapping[str, typing.Any], names) -> dict:
+    """A stack's group tree, its group and server names as surrogates
+    when obfuscating."""
+    found = dict(group)
+    if 'name' in found:
+        found['name'] = names.name('group', str(found['name']))
+    if 'members' in found:
+        found['members'] = [_stack_group(m, names)
+                            for m in found['members'] or ()]
+    servers = found.get('servers')
+    if isinstance(servers, dict) and 'names' in servers:
+        found['servers'] = dict(servers, names=[
+            names.name('server', str(n)) for n in servers['names'] or ()])
+    return found
+
+
+def scenario(cloud: Cloud, project: typing.Optional[str] = None,
+             surrogates: typing.Optional[Surrogates] = None) -> dict:
+    """The scenario document of ``cloud`` (simulation.md).
+
+    :param cloud: what was read.
+    :param project: only this project's servers, groups and stacks are
+        named; the other projects' servers stay as load without names.
+    :param surrogates: replace names with these surrogates; None keeps
+        the real names (the administrator's view).
+    """
+    names = surrogates or _Plain()
+    hosts = _hosts(cloud, names)
+    written = {h['name'] for h in hosts}
+    host_names = {h.name for h in cloud.hosts
+                  if names.name('host', h.name) in written}
+    document: typing.Dict[str, typing.Any] = {
+        'scopes': _scopes(cloud, names),
+        'aggregates': _aggregates(cloud, host_names, names),
+        'hosts': hosts}
+    topology = _topology(cloud, names)
+
+    def mine(owner: str) -> bool:
+        return project is None or owner == project
+
+    groups = [g for g in cloud.groups if mine(g.project)]
+    group_names = unique((g.uuid, g.name) for g in groups)
+    document['groups'] = []
+    for group in sorted(groups, key=lambda g: group_names[g.uuid]):
+        owner = names.name('project', group.project)
+        document['groups'].append(dict(
+            {'name': names.name('group', group_names[group.uuid]),
+             'project': owner},
+            **_worded(group.document, topology, owner, names)))
+    running = [s for s in cloud.servers
+               if s.host in host_names and any(s.resources.values())]
+    named = [s for s in running if mine(s.project)]
+    server_names = unique((s.uuid, s.name) for s in named)
+    servers = []
+    for server in sorted(named, key=lambda s: server_names[s.uuid]):
+        item = {'name': names.name('server', server_names[server.uuid]),
+                'host': names.name('host', server.host),
+                'project': names.name('project', server.project)}
+        if server.group in group_names:
+            item['group'] = names.name('group', group_names[server.group])
+        item['flavor'] = {'resources': _resources(server)}
+        servers.append(item)
+    others = sorted((s for s in running if not mine(s.project)),
+                    key=lambda s: (s.host, s.uuid))
+    for i, server in enumerate(others, 1):
+        servers.append({'name': f'{LOAD}-{i}',
+                        'host': names.name('host', server.host),
+                        'flavor': {'resources': _resources(server)}})
+    document['servers'] = servers
+    shown_groups = {u: names.name('group', n) for u, n in group_names.items()}
+    shown_servers = {u: names.name('server', n)
+                     for u, n in server_names.items()}
+    stacks = [s for s in cloud.stacks if mine(s.project)]
+    stack_names = unique((s.id, s.name) for s in stacks)
+    document['stacks'] = [
+        _stack(s.document, stack_names[s.id], shown_groups, shown_servers,
+               names.name('project', s.project), names)
+        for s in sorted(stacks, key=lambda s: stack_names[s.id])]
+    return document
+
+
+def _resources(server: Server) -> typing.Dict[str, int]:
+    return {rc: n for rc, n in sorted(server.resources.items()) if n > 0}
