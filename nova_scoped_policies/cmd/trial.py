@@ -133,6 +133,8 @@ class Trial:
                 f'connection = sqlite:///{self._path("policy-store.db")}\n'
                 '[scoped_policies_api]\nauth_strategy = noauth2\n'
                 f'bind_port = {self.port}\n'
+                '# one solver worker: the same stack, the same decision\n'
+                'stack_workers = 1\n'
                 '[placement]\n# Placement behind noauth2: any token\n'
                 'auth_type = admin_token\ntoken = admin\n'
                 f'endpoint = {self.placement_url}\n')
