@@ -201,3 +201,22 @@ def test_sigint_stops_the_children_and_removes_the_directory(trial):
     stderr = trial.process.stderr.read()
     assert 'Warning' not in stderr and 'Traceback' not in stderr, stderr
     assert f'# stopped; {trial.directory} removed' in stderr
+
+
+@pytest.mark.xfail(strict=True, reason='needs the entry point '
+                   '"scoped_policy = nova_scoped_policies.osc.v1.common:'
+                   'Overview" in setup.cfg\'s openstack.scoped_policies.v1 '
+                   '(the lead adds it; then drop this mark)')
+def test_scoped_policy_help_lists_the_commands_with_descriptions():
+    """cliff answers a partial command's --help with names alone: the
+    ``scoped policy`` command (common.Overview) answers with each
+    command's first line of help."""
+    done = subprocess.run(
+        [os.path.join(BIN, 'openstack'), '--os-auth-type', 'none',
+         'scoped', 'policy', '--help'], capture_output=True, text=True,
+        timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r'scoped policy repair plan +Plan the fewest live '
+                     r'migrations', done.stdout), done.stdout
+    assert re.search(r'scoped policy group audit +Where each member runs',
+                     done.stdout), done.stdout
