@@ -26,12 +26,12 @@ class Trial:
     """The running command: its process, what it printed, the CLI's
     environment and its directory."""
 
-    def __init__(self) -> None:
+    def __init__(self, command=(os.path.join(
+            BIN, 'nova-scoped-policies-manage'), 'try')) -> None:
         self.process = subprocess.Popen(
-            [os.path.join(BIN, 'nova-scoped-policies-manage'), 'try',
-             '--port', '0', '--placement-port', '0'],
+            list(command) + ['--port', '0', '--placement-port', '0'],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            cwd=ROOT)
+            cwd=ROOT, env=dict(os.environ, NSP_VENV=os.path.dirname(BIN)))
         self.lines = []
         for line in self.process.stdout:
             self.lines.append(line.rstrip('\n'))
@@ -201,6 +201,22 @@ def test_sigint_stops_the_children_and_removes_the_directory(trial):
     stderr = trial.process.stderr.read()
     assert 'Warning' not in stderr and 'Traceback' not in stderr, stderr
     assert f'# stopped; {trial.directory} removed' in stderr
+
+
+def test_the_script_runs_the_same_command():
+    """tools/try-service.sh (the venv first) execs the command: SIGINT
+    reaches it and it cleans up as above."""
+    script = Trial([os.path.join(ROOT, 'tools', 'try-service.sh')])
+    try:
+        assert script.exports['OS_SCOPED_POLICIES_PROJECT_ID'] == 'demo'
+        done = script.openstack(['scoped', 'policy', 'group', 'audit', 'db',
+                                 '--exit-code', '-c', 'violations'])
+        assert done.returncode == 1, done.stderr
+    finally:
+        script.stop()
+    assert script.process.returncode == 0
+    assert psutil.wait_procs(script.children, timeout=30)[1] == []
+    assert not os.path.exists(script.directory)
 
 
 @pytest.mark.xfail(strict=True, reason='needs the entry point '
