@@ -58,7 +58,19 @@ def free_port() -> int:
 
 
 class StartError(Exception):
-    """A process of the trial did not start; the message has its log."""
+    """A process of the trial did not start; the message says why (a port
+    in use, or the process's log)."""
+
+
+def _check_free(port: int, option: str) -> None:
+    """:class:`StartError` if ``port`` is taken on 127.0.0.1: else the
+    service already there would answer for the child that failed."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(('127.0.0.1', port))
+        except OSError as exc:
+            raise StartError(f'{option} {port}: {exc.strerror}; choose '
+                             f'another port ({option} 0: any free one)')
 
 
 class Trial:
@@ -115,6 +127,8 @@ class Trial:
 
     def start(self) -> None:
         """Start Placement, then the policy API on a fresh store."""
+        _check_free(self.placement_port, '--placement-port')
+        _check_free(self.port, '--port')
         with open(self._path('placement.conf'), 'w') as conf:
             conf.write(
                 '[api]\nauth_strategy = noauth2\n'

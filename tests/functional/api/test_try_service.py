@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 
@@ -217,6 +218,25 @@ def test_the_script_runs_the_same_command():
     assert script.process.returncode == 0
     assert psutil.wait_procs(script.children, timeout=30)[1] == []
     assert not os.path.exists(script.directory)
+
+
+def test_a_port_in_use_is_refused_before_anything_starts():
+    with socket.socket() as taken:
+        taken.bind(('127.0.0.1', 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [os.path.join(BIN, 'nova-scoped-policies-manage'), 'try',
+             '--port', str(port), '--placement-port', '0'],
+            capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stdout == ''
+    first = done.stderr.splitlines()[0]
+    assert first == (f'error: --port {port}: Address already in use; '
+                     'choose another port (--port 0: any free one)')
+    directory = re.search(r'# stopped; (\S+) removed',
+                          done.stderr).group(1)
+    assert not os.path.exists(directory)
 
 
 @pytest.mark.xfail(strict=True, reason='needs the entry point '
