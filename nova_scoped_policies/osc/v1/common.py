@@ -159,16 +159,23 @@ class Lister(_Plain, command.Lister):
 PREFIX = 'scoped policy '
 
 
+def one_line(description: str) -> str:
+    """The first sentence of a command's help, on one line (a docstring's
+    first line may stop mid-sentence)."""
+    first = ' '.join(description.split('\n\n')[0].split())
+    end = first.find('. ')
+    return first if end < 0 else first[:end + 1]
+
+
 def summaries(app) -> typing.List[typing.Tuple[str, str]]:
-    """(name, first line of its help) of every ``scoped policy`` command
-    of ``app``'s command manager, sorted by name."""
+    """(name, first sentence of its help) of every ``scoped policy``
+    command of ``app``'s command manager, sorted by name."""
     found = []
     for name, entry in app.command_manager:
         if not name.startswith(PREFIX):
             continue
         factory = entry.load()
-        description = factory(app, None).get_description()
-        found.append((name, (description.splitlines() or [''])[0]))
+        found.append((name, one_line(factory(app, None).get_description())))
     return sorted(found)
 
 

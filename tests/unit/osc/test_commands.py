@@ -59,13 +59,20 @@ def test_overview_lists_every_command_with_its_description():
     for name, plugin in ENTRY_POINTS.items():
         if plugin is common.Overview:
             continue
-        first = common.plain(plugin(app, None).get_description()) \
-            .splitlines()[0]
+        first = common.one_line(plugin(app, None).get_description())
         spaced = name.replace('_', ' ')
         assert any(ln.startswith(spaced + ' ') and ln.endswith(first)
                    for ln in lines), (spaced, first, text)
     overview.run(overview.get_parser('x').parse_args([]))
     assert app.stdout.getvalue().strip() in text
+
+
+def test_one_line_is_the_first_sentence():
+    assert common.one_line('Where each member runs, per scope, and the\n'
+                           'policies they violate.\n\nWith --exit-code, '
+                           'exits 1.') == \
+        'Where each member runs, per scope, and the policies they violate.'
+    assert common.one_line('Show it. Then more.') == 'Show it.'
 
 
 def test_plan_statuses_are_the_planners():
