@@ -77,12 +77,8 @@ PAGES = sorted(glob.glob(os.path.join(DOCS, '**', '*.rst'),
                          recursive=True))
 
 
-@pytest.mark.parametrize('page', [
-    pytest.param(page, marks=pytest.mark.xfail(
-        strict=True, reason='the simulator pages are the lead\'s (#38 '
-        'item 3): cites shared/contracts/simulation.md'))
-    if page.endswith('user/simulator.rst') else page
-    for page in PAGES], ids=lambda p: os.path.relpath(p, DOCS))
+@pytest.mark.parametrize('page', PAGES,
+                         ids=lambda p: os.path.relpath(p, DOCS))
 def test_docs_cite_only_files_of_the_repository(page):
     assert missing(page) == []
 

@@ -239,10 +239,6 @@ def test_a_port_in_use_is_refused_before_anything_starts():
     assert not os.path.exists(directory)
 
 
-@pytest.mark.xfail(strict=True, reason='needs the entry point '
-                   '"scoped_policy = nova_scoped_policies.osc.v1.common:'
-                   'Overview" in setup.cfg\'s openstack.scoped_policies.v1 '
-                   '(the lead adds it; then drop this mark)')
 def test_scoped_policy_help_lists_the_commands_with_descriptions():
     """cliff answers a partial command's --help with names alone: the
     ``scoped policy`` command (common.Overview) answers with each
