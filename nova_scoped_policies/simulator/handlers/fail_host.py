@@ -17,7 +17,10 @@ def handle(sim, request: sc.FailHost) -> int:
                              'on no host: no host to fail', moves.EVACUATE)
             return 0
     sim.down.add(host)
-    for server in sorted((name for name, record in sim.servers.items()
-                          if record['host'] == host), key=report.natural):
-        moves.move(sim, server, moves.EVACUATE)
+    servers = sorted((name for name, record in sim.servers.items()
+                      if record['host'] == host), key=report.natural)
+    stayed = [server for server in servers
+              if not moves.move(sim, server, moves.EVACUATE)]
+    sim.failed_hosts.append({'host': host, 'evacuated': [
+        s for s in servers if s not in stayed], 'stayed': stayed})
     return 0
