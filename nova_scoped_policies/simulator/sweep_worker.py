@@ -25,7 +25,8 @@ _LOCK = threading.Lock()
 """One world, one case at a time, whatever the worker's threads."""
 _WORLD: typing.Dict[str, typing.Any] = {}
 """The world this worker process keeps: its key, the exit stack that
-holds it open, the simulation, the domains and the baseline."""
+holds it open (None: adopted, the process it was forked from made it),
+the simulation, the domains and the baseline."""
 
 
 def cases(key: str, scenario, index: int, engine: str,
@@ -42,12 +43,29 @@ def cases(key: str, scenario, index: int, engine: str,
                                     world['baseline'])
 
 
+def adopt(key: str, sim, domains, baseline) -> None:
+    """This process's own world is the sweep's ``key``: worker processes
+    forked from it now run their cases on it (each worker's copy; the
+    cases put it back after each)."""
+    forget(None)
+    _WORLD.update(key=key, stack=None, sim=sim, domains=domains,
+                  baseline=baseline)
+
+
+def forget(key: typing.Optional[str]) -> None:
+    """Let go of the world (of ``key``, or whichever): one that a worker
+    built is closed; one adopted is the caller's, left as it is."""
+    if _WORLD and (key is None or _WORLD['key'] == key):
+        stack = _WORLD['stack']
+        _WORLD.clear()
+        if stack is not None:
+            stack.close()
+
+
 def _world(key: str, scenario, index: int, engine: str) -> dict:
     if _WORLD.get('key') == key:
         return _WORLD
-    if _WORLD:
-        _WORLD.pop('stack').close()
-        _WORLD.clear()
+    forget(None)
     from nova_scoped_policies.simulator import engines
     stack = contextlib.ExitStack()
     try:
