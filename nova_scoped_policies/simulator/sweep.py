@@ -40,8 +40,8 @@ from nova_scoped_policies.simulator import resilience
 from nova_scoped_policies.simulator import sweep_worker as worker
 
 IN_PROCESS_BELOW = 8
-"""Sweeps of fewer cases run in this process: starting workers and
-building the world on each would take longer than the cases."""
+"""Sweeps of fewer cases run in this process: starting workers would take
+longer than the cases."""
 TASKS_PER_WORKER = 4
 """Cases go out in about this many tasks per worker: small enough to
 share the work out evenly, and a lost worker's retry is short."""
@@ -123,8 +123,8 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
             resilience.Baseline(sim, request.count == 1))
     try:
         with _client(options, workers) as client:
-            return _on(client, key, sim.scenario, index, options.engine,
-                       cases)
+            return _on(client, key, None if options.scheduler is None
+                       else sim.scenario, index, options.engine, cases)
     finally:
         worker.forget(key)
 
@@ -168,11 +168,13 @@ def _on(client, key: str, scenario, index: int, engine: str,
         cases: typing.Sequence[typing.Tuple[str, ...]]
         ) -> typing.List[resilience.Outcome]:
     """The cases as tasks of ``client``'s workers (``key`` names the
-    sweep's world)."""
+    sweep's world; ``scenario``, None for workers that start with it).
+    """
     workers = max(1, len(client.scheduler_info()['workers']))
     size = max(1, math.ceil(len(cases) / (workers * TASKS_PER_WORKER)))
     chunks = [list(cases[at:at + size]) for at in range(0, len(cases), size)]
-    shipped = client.scatter(scenario, broadcast=True)
+    shipped = (scenario if scenario is None
+               else client.scatter(scenario, broadcast=True))
     futures = client.map(worker.cases, [key] * len(chunks),
                          [shipped] * len(chunks), [index] * len(chunks),
                          [engine] * len(chunks), chunks, pure=False)

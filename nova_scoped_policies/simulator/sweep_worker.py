@@ -34,11 +34,13 @@ def cases(key: str, scenario, index: int, engine: str,
           ) -> typing.List[resilience.Outcome]:
     """A task: the cases of ``chunk`` of the resilience request at
     ``index``, on this worker's world (built from ``scenario`` when it is
-    not the sweep's, named by ``key``)."""
+    not the sweep's, named by ``key``; None: the worker started with
+    it)."""
     with _LOCK:
         _crash_once()
         world = _world(key, scenario, index, engine)
-        return resilience.run_cases(world['sim'], scenario.requests[index][1],
+        sim = world['sim']
+        return resilience.run_cases(sim, sim.scenario.requests[index][1],
                                     chunk, world['domains'],
                                     world['baseline'])
 
@@ -66,6 +68,9 @@ def _world(key: str, scenario, index: int, engine: str) -> dict:
     if _WORLD.get('key') == key:
         return _WORLD
     forget(None)
+    if scenario is None:
+        raise RuntimeError(f'sweep {key}: this worker has not its world '
+                           '(a local worker is forked with it)')
     from nova_scoped_policies.simulator import engines
     stack = contextlib.ExitStack()
     try:
