@@ -176,12 +176,12 @@ _MAX_HEADROOM = 10
 
 
 def resilience_table(result: dict) -> str:
-    """The ``resilience`` command's report: its sweep, then a line of
-    what ran."""
+    """The ``resilience`` command's report: the scenario's sweeps and its
+    own, then the line of what ran."""
     lines: typing.List[str] = []
     for sweep in result.get('resilience', ()):
         lines += resilience_lines(sweep)
-    lines.append('Before the sweep: ' + summary(result))
+    lines.append(summary(result))
     return '\n'.join(lines)
 
 

@@ -169,6 +169,9 @@ class Simulation:
         # where resilience sweeps run (the command line's --workers or
         # --scheduler): None, as :mod:`.sweep` decides by default
         self.sweep = None
+        # what the run tells of its progress (resilience sweeps count
+        # their cases there)
+        self.progress: 'Progress' = _SILENT
         self.down: typing.Set[str] = set()   # hosts that failed
         # fail_host: each host that failed, what left it, what stayed
         self.failed_hosts: typing.List[dict] = []
@@ -278,7 +281,7 @@ class Simulation:
         :param progress: told of the hosts built (phase ``hosts``), then
             of the servers booted, placed or failed (phase ``servers``).
         """
-        progress = progress or _SILENT
+        progress = self.progress = progress or _SILENT
         start = time.perf_counter()
         with _spared_by_the_collector(lambda: self.build(progress)):
             result = self._requests(progress, start)

@@ -107,6 +107,7 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
     """
     options = sim.sweep or Options(workers=0)
     request = sim.scenario.requests[index][1]
+    sim.progress.phase('cases', len(cases))
     workers = cores() if options.workers is None else options.workers
     if options.scheduler is None and (
             len(cases) < IN_PROCESS_BELOW or workers == 0
@@ -124,7 +125,8 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
     try:
         with _client(options, workers) as client:
             return _on(client, key, None if options.scheduler is None
-                       else sim.scenario, index, options.engine, cases)
+                       else sim.scenario, index, options.engine, cases,
+                       sim.progress)
     finally:
         worker.forget(key)
 
@@ -132,8 +134,13 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
 def _here(sim, request, cases) -> typing.List[resilience.Outcome]:
     failing = resilience.domains(sim.scenario, sim.aggregates.topology,
                                  request.fail)
-    return resilience.run_cases(sim, request, cases, failing,
-                                resilience.Baseline(sim, request.count == 1))
+    baseline = resilience.Baseline(sim, request.count == 1)
+    found = []
+    for case in cases:
+        found += resilience.run_cases(sim, request, [case], failing,
+                                      baseline)
+        sim.progress.advance()
+    return found
 
 
 @contextlib.contextmanager
@@ -165,11 +172,13 @@ def _client(options: Options, workers: int):
 
 
 def _on(client, key: str, scenario, index: int, engine: str,
-        cases: typing.Sequence[typing.Tuple[str, ...]]
+        cases: typing.Sequence[typing.Tuple[str, ...]], progress
         ) -> typing.List[resilience.Outcome]:
     """The cases as tasks of ``client``'s workers (``key`` names the
-    sweep's world; ``scenario``, None for workers that start with it).
+    sweep's world; ``scenario``, None for workers that start with it),
+    ``progress`` told of each task's cases as it ends.
     """
+    import distributed
     workers = max(1, len(client.scheduler_info()['workers']))
     size = max(1, math.ceil(len(cases) / (workers * TASKS_PER_WORKER)))
     chunks = [list(cases[at:at + size]) for at in range(0, len(cases), size)]
@@ -178,5 +187,9 @@ def _on(client, key: str, scenario, index: int, engine: str,
     futures = client.map(worker.cases, [key] * len(chunks),
                          [shipped] * len(chunks), [index] * len(chunks),
                          [engine] * len(chunks), chunks, pure=False)
-    return [outcome for found in client.gather(futures)
-            for outcome in found]
+    found: typing.Dict[int, typing.List[resilience.Outcome]] = {}
+    at = {future.key: n for n, future in enumerate(futures)}
+    for future in distributed.as_completed(futures):
+        found[at[future.key]] = future.result()
+        progress.advance(len(found[at[future.key]]))
+    return [outcome for n in range(len(chunks)) for outcome in found[n]]
