@@ -28,6 +28,7 @@ import hashlib
 import hmac
 import math
 import re
+import itertools
 import typing
 import uuid
 
@@ -440,8 +441,12 @@ def scenario(cloud: Cloud, project: typing.Optional[str] = None,
         servers.append(item)
     others = sorted((s for s in running if not mine(s.project)),
                     key=lambda s: (s.host, s.uuid))
-    for i, server in enumerate(others, 1):
-        servers.append({'name': f'{LOAD}-{i}',
+    taken = {item['name'] for item in servers}
+    loads = (f'{LOAD}-{i}' for i in itertools.count(1))
+    for server in others:
+        # a project's own server may be named load-1: the load is not
+        name = next(n for n in loads if n not in taken)
+        servers.append({'name': name,
                         'host': names.name('host', server.host),
                         'flavor': {'resources': _resources(server)}})
     document['servers'] = servers

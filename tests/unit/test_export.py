@@ -190,3 +190,12 @@ def test_obfuscation_is_stable_and_names_nothing():
               if 'anti-affinity:rack' in map(str, g.document.policies))
     real = parsed.topology().to_real(db.document, db.project)
     assert real.policies[1].identifier == zone.uuid
+
+
+def test_the_load_never_takes_a_name_the_project_gave():
+    found = cloud(servers=(server(1, 'load-1', 'h1', 'tenant-a'),
+                           server(2, 'x', 'h2', 'tenant-b'),
+                           server(3, 'y', 'h3', 'tenant-b')))
+    names = [s['name'] for s in export.scenario(found, 'tenant-a')[
+        'servers']]
+    assert names == ['load-1', 'load-2', 'load-3']
