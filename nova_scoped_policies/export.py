@@ -26,9 +26,9 @@ No HTTP, no configuration here.
 import dataclasses
 import hashlib
 import hmac
+import itertools
 import math
 import re
-import itertools
 import typing
 import uuid
 
