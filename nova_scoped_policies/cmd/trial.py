@@ -66,6 +66,10 @@ def _check_free(port: int, option: str) -> None:
     """:class:`StartError` if ``port`` is taken on 127.0.0.1: else the
     service already there would answer for the child that failed."""
     with socket.socket() as probe:
+        # as the servers bind: a port whose connections of a run just
+        # stopped wait in TIME_WAIT is free; one a server listens on is
+        # not
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(('127.0.0.1', port))
         except OSError as exc:

@@ -109,9 +109,9 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
     request = sim.scenario.requests[index][1]
     sim.progress.phase('cases', len(cases))
     workers = cores() if options.workers is None else options.workers
-    if options.scheduler is None and (
+    if not options.portable or options.scheduler is None and (
             len(cases) < IN_PROCESS_BELOW or workers == 0
-            or not options.portable or options.workers is None and (
+            or options.workers is None and (
                 workers == 1 or not available())):
         return _here(sim, request, cases)
     key = f'{uuid.uuid4()}:{index}:{options.engine}'
@@ -119,9 +119,7 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
         # a local cluster's workers are forked from this process once its
         # world is what the sweep asks about: they start with it (copied
         # on write) instead of building it again
-        worker.adopt(key, sim, resilience.domains(
-            sim.scenario, sim.aggregates.topology, request.fail),
-            resilience.Baseline(sim, request.count == 1))
+        worker.adopt(key, sim, request)
     try:
         with _client(options, workers) as client:
             return _on(client, key, None if options.scheduler is None
@@ -165,7 +163,8 @@ def _client(options: Options, workers: int):
                           'fork'}), \
             distributed.LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, memory_limit=0,
+                # its dashboard on a port of its own: 8787 may be taken
+                dashboard_address='127.0.0.1:0', memory_limit=0,
                 silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as client:
         yield client

@@ -8,14 +8,14 @@ anything imports nova, or each worker would print it.
 """
 
 import contextlib
+import dataclasses
 import os
 import threading
 import typing
-import warnings
 
-warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
-
-from nova_scoped_policies.simulator import resilience  # noqa: E402
+# first: silences eventlet's warning before anything imports nova
+from nova_scoped_policies import cmd  # noqa: F401
+from nova_scoped_policies.simulator import resilience
 
 CRASH_ONCE = 'NSP_SWEEP_CRASH_ONCE'
 """Fault injection for the tests: when this environment variable names a
@@ -23,10 +23,36 @@ file that does not exist, the first worker task to see it creates it and
 kills its own worker process (as an OOM killer would)."""
 _LOCK = threading.Lock()
 """One world, one case at a time, whatever the worker's threads."""
-_WORLD: typing.Dict[str, typing.Any] = {}
-"""The world this worker process keeps: its key, the exit stack that
-holds it open (None: adopted, the process it was forked from made it),
-the simulation, the domains and the baseline."""
+
+
+@dataclasses.dataclass
+class World:
+    """The world a worker process keeps for a sweep's tasks.
+
+    :param key: the sweep's.
+    :param sim: the simulation, as the requests before the sweep left it.
+    :param domains: the failing scope's domains -> their hosts.
+    :param baseline: what the world is before any case.
+    :param stack: what holds it open (None: adopted: the process the
+        worker was forked from made it and keeps it).
+    """
+
+    key: str
+    sim: typing.Any
+    domains: typing.Mapping[str, typing.FrozenSet[str]]
+    baseline: resilience.Baseline
+    stack: typing.Optional[contextlib.ExitStack] = None
+
+    def run(self, index: int, chunk) -> typing.List[resilience.Outcome]:
+        """The cases of ``chunk`` of the resilience request at
+        ``index``."""
+        return resilience.run_cases(
+            self.sim, self.sim.scenario.requests[index][1], chunk,
+            self.domains, self.baseline)
+
+
+_WORLD: typing.Optional[World] = None
+"""The world this worker process keeps."""
 
 
 def cases(key: str, scenario, index: int, engine: str,
@@ -38,34 +64,40 @@ def cases(key: str, scenario, index: int, engine: str,
     it)."""
     with _LOCK:
         _crash_once()
-        world = _world(key, scenario, index, engine)
-        sim = world['sim']
-        return resilience.run_cases(sim, sim.scenario.requests[index][1],
-                                    chunk, world['domains'],
-                                    world['baseline'])
+        return _world(key, scenario, index, engine).run(index, chunk)
 
 
-def adopt(key: str, sim, domains, baseline) -> None:
+def adopt(key: str, sim, request) -> None:
     """This process's own world is the sweep's ``key``: worker processes
     forked from it now run their cases on it (each worker's copy; the
-    cases put it back after each)."""
+    cases put it back after each).
+
+    :param request: the sweep's resilience request.
+    """
+    global _WORLD
     forget(None)
-    _WORLD.update(key=key, stack=None, sim=sim, domains=domains,
-                  baseline=baseline)
+    _WORLD = _made(key, sim, request)
 
 
 def forget(key: typing.Optional[str]) -> None:
     """Let go of the world (of ``key``, or whichever): one that a worker
     built is closed; one adopted is the caller's, left as it is."""
-    if _WORLD and (key is None or _WORLD['key'] == key):
-        stack = _WORLD['stack']
-        _WORLD.clear()
-        if stack is not None:
-            stack.close()
+    global _WORLD
+    if _WORLD is not None and key in (None, _WORLD.key):
+        world, _WORLD = _WORLD, None
+        if world.stack is not None:
+            world.stack.close()
 
 
-def _world(key: str, scenario, index: int, engine: str) -> dict:
-    if _WORLD.get('key') == key:
+def _made(key: str, sim, request, stack=None) -> World:
+    return World(key, sim, resilience.domains(
+        sim.scenario, sim.aggregates.topology, request.fail),
+        resilience.Baseline(sim, request.count == 1), stack)
+
+
+def _world(key: str, scenario, index: int, engine: str) -> World:
+    global _WORLD
+    if _WORLD is not None and _WORLD.key == key:
         return _WORLD
     forget(None)
     if scenario is None:
@@ -76,12 +108,7 @@ def _world(key: str, scenario, index: int, engine: str) -> dict:
     try:
         sim = stack.enter_context(engines.simulation(scenario, engine))
         stack.enter_context(sim.before(index))
-        request = scenario.requests[index][1]
-        _WORLD.update(
-            key=key, stack=stack, sim=sim,
-            domains=resilience.domains(scenario, sim.aggregates.topology,
-                                       request.fail),
-            baseline=resilience.Baseline(sim, request.count == 1))
+        _WORLD = _made(key, sim, scenario.requests[index][1], stack)
     except BaseException:
         stack.close()
         raise

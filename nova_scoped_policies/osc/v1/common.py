@@ -35,10 +35,15 @@ def compute(cmd, kind: str, value: str, where: str = ''):
     :param value: the name looked up.
     :param where: where it was looked for before, for the error.
     """
+    from keystoneauth1 import exceptions as ksa_exc
+    from openstack import exceptions as sdk_exc
+    from osc_lib import exceptions as osc_exc
     try:
         return cmd.app.client_manager.compute
-    except Exception:  # no catalog, no endpoint, no auth
-        raise _no_nova(kind, value, where)
+    # no catalog, no endpoint, no auth
+    except (ksa_exc.ClientException, sdk_exc.SDKException,
+            osc_exc.ClientException, osc_exc.PluginAttributeError) as exc:
+        raise _no_nova(kind, value, where) from exc
 
 
 def nova_id(cmd, value: str, kind: str, where: str = '') -> str:
