@@ -271,6 +271,8 @@ def test_plot(tmp_path, count, kind, monkeypatch):
                      str(png)]) == 0
     assert png.read_bytes().startswith(b'\x89PNG')
     assert drawn[0].kind == kind and drawn[0].groups[0] == 'db'
+    if count == 1:  # every rack, those that survive too
+        assert drawn[0].cases == ['rack-1', 'rack-2', 'rack-3', 'rack-4']
 
 
 def test_the_nova_engine_sweeps_alike(tmp_path):
