@@ -965,6 +965,11 @@ def parse(data: object) -> Scenario:
         raise ScenarioError('', 'the scenario is empty: it needs hosts '
                             '(hosts or generate.hosts), and groups and '
                             'requests to try on them')
+    if not isinstance(data, dict):
+        raise ScenarioError('', (
+            f'the scenario must be a mapping of sections '
+            f'({", ".join(SCHEMA["properties"])}), not a '
+            f'{type(data).__name__}'))
     error = _VALIDATOR.first_error(data)
     if error is not None:
         raise ScenarioError(*validation.describe(error))

@@ -552,17 +552,24 @@ def test_one_request_is_one_request(tmp_path, capsys):
         '1 request, 1 server placed, 0 failed boots, ')
 
 
-@pytest.mark.parametrize('text,message', [
-    ('', 'the scenario is empty: it needs hosts'),
-    ('# nothing but a comment\n', 'the scenario is empty: it needs hosts'),
-])
-def test_an_empty_scenario_says_so(tmp_path, capsys, text, message):
+@pytest.mark.parametrize('text', ['', '# nothing but a comment\n'])
+def test_an_empty_scenario_says_so(tmp_path, capsys, text):
     path = tmp_path / 'scenario.yaml'
     path.write_text(text)
     assert cli.main(['simulate', str(path)]) == 2
     err = capsys.readouterr().err
-    assert err == f'error: {path}: {message} (hosts or generate.hosts), ' \
-        'and groups and requests to try on them\n'
+    assert err == f'error: {path}: the scenario is empty: it needs hosts ' \
+        '(hosts or generate.hosts), and groups and requests to try on ' \
+        'them\n'
+
+
+def test_a_scenario_that_is_a_list_says_what_it_must_be(tmp_path, capsys):
+    path = tmp_path / 'scenario.yaml'
+    path.write_text('- {boot: {name: a}}\n')
+    assert cli.main(['simulate', str(path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f'error: {path}: the scenario must be a mapping of sections '
+        '(scopes, aggregates, hosts, ')
 
 
 @pytest.mark.parametrize('group,field,scope', [
