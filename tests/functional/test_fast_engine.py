@@ -56,8 +56,8 @@ def run(scenario: sc.Scenario, engine: str) -> dict:
     report['stats'].pop('seconds')
     for plan in report.get('plans', {}).values():
         plan.pop('seconds')
-    for repair in report.get('repairs', []):
-        repair.pop('seconds')
+    for entry in report.get('repairs', []) + report.get('resilience', []):
+        entry.pop('seconds')
     return report
 
 
