@@ -41,3 +41,33 @@ def test_errors_name_method_path_status_and_detail():
             raise AssertionError('no error for a missing provider')
     finally:
         fixture.cleanUp()
+
+
+def test_keep_connections_for_calls_from_many_threads(tmp_path):
+    """keystoneauth1's pools made room for 16 calls at once, its own
+    adapter kept (TCP keep-alive and all), never made smaller; 16
+    threads call through the client together."""
+    from concurrent import futures
+    from keystoneauth1 import session as ks_session
+    fixture = pf.FakePlacementFixture()
+    fixture.setUp()
+    try:
+        path = tmp_path / 'tool.conf'
+        path.write_text('[placement]\nauth_type = none\n'
+                        f'endpoint_override = {fixture.endpoint}\n')
+        conf = cfg.ConfigOpts()
+        conf([], default_config_files=[str(path)])
+        client = pc.PlacementClient.from_conf(conf)
+        client.keep_connections(16)
+        adapters = client.adapter.session.session.adapters
+        assert {type(a) for a in adapters.values()} == {
+            ks_session.TCPKeepAliveAdapter}
+        assert {a._pool_maxsize for a in adapters.values()} == {16}
+        client.keep_connections(4)   # never fewer
+        assert {a._pool_maxsize for a in adapters.values()} == {16}
+        with futures.ThreadPoolExecutor(16) as pool:
+            found = list(pool.map(lambda _: client.max_version(),
+                                  range(64)))
+        assert found == ['1.39'] * 64
+    finally:
+        fixture.cleanUp()
