@@ -26,6 +26,7 @@ No HTTP, no configuration here.
 import dataclasses
 import hashlib
 import hmac
+import itertools
 import math
 import re
 import typing
@@ -33,6 +34,8 @@ import uuid
 
 from nova_scoped_policies.db import records
 from nova_scoped_policies import identifiers
+from nova_scoped_policies.policy import parser
+from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.policy.model import PolicyDocument
 from nova_scoped_policies import topology as topo
 
@@ -343,20 +346,47 @@ def _worded(document: PolicyDocument, topology: topo.Topology,
     return found
 
 
+Retarget = typing.Callable[[typing.Sequence[str]], typing.List[str]]
+"""A stack's policies as its tenant wrote them -> as the scenario's
+tenant writes them (its identifiers of the scenario's domains)."""
+
+
+def _retarget(real_topology: topo.Topology, topology: topo.Topology,
+              project: str, shown: str, names) -> Retarget:
+    """:data:`Retarget` for a stack of ``project`` (``shown`` in the
+    scenario): a targeted domain is read with the real scopes, then
+    written with the scenario's (surrogate uuids and namespaces when
+    obfuscating), as a group's policies are (:func:`_worded`)."""
+    def retarget(policies: typing.Sequence[str]) -> typing.List[str]:
+        try:
+            document = parser.parse_document({'policies': list(policies)})
+        except PolicyError:
+            return list(policies)   # the service stored it: leave it
+        if not any(p.identifier for p in document.policies):
+            return list(policies)
+        real = identifiers.to_real(document, real_topology, project,
+                                   strict=False)
+        return _worded(real, topology, shown, names)['policies']
+    return retarget
+
+
 def _stack(document: typing.Mapping[str, typing.Any], name: str,
            group_names: typing.Mapping[str, str],
            server_names: typing.Mapping[str, str],
-           project: str, names) -> dict:
+           project: str, names, retarget: Retarget) -> dict:
     """A stack of the scenario: its document's keys with its project, the
     existing ends of its relationships named as the scenario names them,
-    its names made surrogates when obfuscating."""
+    its names made surrogates and its targeted domains retargeted when
+    obfuscating."""
     body = dict(document.get('stack', document))
     body['name'] = names.name('stack', name)
     if 'group' in body:
-        body['group'] = _stack_group(body['group'], names)
+        body['group'] = _stack_group(body['group'], names, retarget)
     relationships = []
     for rel in body.get('relationships') or ():
         rel = dict(rel)
+        if rel.get('policies'):
+            rel['policies'] = retarget(rel['policies'])
         for end in ('from', 'to'):
             target = rel.get(end)
             if isinstance(target, str):
@@ -376,14 +406,17 @@ def _stack(document: typing.Mapping[str, typing.Any], name: str,
     return body
 
 
-def _stack_group(group: typing.Mapping[str, typing.Any], names) -> dict:
+def _stack_group(group: typing.Mapping[str, typing.Any], names,
+                 retarget: Retarget) -> dict:
     """A stack's group tree, its group and server names as surrogates
-    when obfuscating."""
+    and its targeted domains retargeted when obfuscating."""
     found = dict(group)
     if 'name' in found:
         found['name'] = names.name('group', str(found['name']))
+    if found.get('policies'):
+        found['policies'] = retarget(found['policies'])
     if 'members' in found:
-        found['members'] = [_stack_group(m, names)
+        found['members'] = [_stack_group(m, names, retarget)
                             for m in found['members'] or ()]
     servers = found.get('servers')
     if isinstance(servers, dict) and 'names' in servers:
@@ -440,8 +473,12 @@ def scenario(cloud: Cloud, project: typing.Optional[str] = None,
         servers.append(item)
     others = sorted((s for s in running if not mine(s.project)),
                     key=lambda s: (s.host, s.uuid))
-    for i, server in enumerate(others, 1):
-        servers.append({'name': f'{LOAD}-{i}',
+    taken = {item['name'] for item in servers}
+    loads = (f'{LOAD}-{i}' for i in itertools.count(1))
+    for server in others:
+        # a project's own server may be named load-1: the load is not
+        name = next(n for n in loads if n not in taken)
+        servers.append({'name': name,
                         'host': names.name('host', server.host),
                         'flavor': {'resources': _resources(server)}})
     document['servers'] = servers
@@ -450,9 +487,12 @@ def scenario(cloud: Cloud, project: typing.Optional[str] = None,
                      for u, n in server_names.items()}
     stacks = [s for s in cloud.stacks if mine(s.project)]
     stack_names = unique((s.id, s.name) for s in stacks)
+    real_topology = _topology(cloud, _Plain())
     document['stacks'] = [
         _stack(s.document, stack_names[s.id], shown_groups, shown_servers,
-               names.name('project', s.project), names)
+               names.name('project', s.project), names, _retarget(
+                   real_topology, topology, s.project,
+                   names.name('project', s.project), names))
         for s in sorted(stacks, key=lambda s: stack_names[s.id])]
     return document
 

@@ -18,6 +18,9 @@ from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_log import log as logging
 
+# first: silences eventlet's deprecation warning (which the imports below
+# would print) for the console script
+from nova_scoped_policies import cmd  # noqa: F401
 from nova_scoped_policies.api import deploy
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.db import migration

@@ -16,7 +16,6 @@ import os
 import sys
 import time
 import typing
-import warnings
 
 from nova_scoped_policies.cmd import manage
 
@@ -87,9 +86,8 @@ def simulate(args) -> int:
 
 
 def _simulate(args) -> int:
-    # nova's libraries import eventlet, which warns that it is deprecated;
-    # nothing here runs on it, and the warning would open every report
-    warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+    # eventlet's deprecation warning, which nova's libraries would print
+    # on import: silenced by importing this package (cmd/__init__)
     with _lasting():
         from nova_scoped_policies.placement import client as pc
         from nova_scoped_policies.simulator import engines

@@ -5,9 +5,14 @@
 sync`` and ``placement-manage db sync`` do for theirs;
 ``nova-scoped-policies-manage db version`` prints the revision it is at.
 ``nova-scoped-policies db upgrade`` is the older name of ``db sync``.
+
+``nova-scoped-policies-manage try`` runs Placement and the policy API on
+this machine with a small seeded cloud, to try the service and its CLI
+(:mod:`nova_scoped_policies.cmd.trial`), until Ctrl-C.
 """
 
 import argparse
+import signal
 import sys
 
 CONFIG_HELP = ('configuration file(s) with [policy_store] (default: '
@@ -78,6 +83,53 @@ def add_db_commands(db_sub, sync_names=('sync',)) -> None:
     version.set_defaults(func=db_version)
 
 
+class _Stop(BaseException):
+    """SIGINT or SIGTERM: stop."""
+
+
+def _stop(signum, frame):
+    raise _Stop()
+
+
+def try_service(args) -> int:
+    """Start, seed, print the CLI's environment, serve until SIGINT or
+    SIGTERM; then stop the children and remove the directory."""
+    from nova_scoped_policies.cmd import trial
+
+    # both set here: a shell starting a command in the background (&)
+    # ignores SIGINT for it, which Python would keep
+    previous = {sig: signal.signal(sig, _stop)
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    service = trial.Trial(args.port, args.placement_port)
+    try:
+        service.start()
+        service.seed()
+        print(f'# Placement (noauth2): {service.placement_url}\n'
+              f'# policy API (noauth2): {service.url}')
+        for line in service.describe():
+            print(f'# {line}')
+        print('# in another shell, for openstack scoped policy ...:')
+        for name, value in service.environment().items():
+            print(f'export {name}={value}')
+        print(f'# Ctrl-C stops both and removes {service.directory}',
+              flush=True)
+        while True:
+            signal.pause()
+    except trial.StartError as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return 1
+    except _Stop:
+        return 0
+    finally:
+        # a second Ctrl-C does not cut the stop short
+        for sig in previous:
+            signal.signal(sig, signal.SIG_IGN)
+        service.stop()
+        print(f'# stopped; {service.directory} removed', file=sys.stderr)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='nova-scoped-policies-manage',
@@ -85,6 +137,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest='command', required=True)
     db = sub.add_parser('db', help='the policy store database')
     add_db_commands(db.add_subparsers(dest='db_command', required=True))
+    trial = sub.add_parser(
+        'try', help='run the service on this machine to try it',
+        description='Start a real Placement and the policy API (both '
+        'noauth2, on SQLite in a temporary directory), seed six hosts in '
+        'three racks, four servers and a server group, and print the '
+        'environment of "openstack scoped policy". Ctrl-C stops both and '
+        'removes the directory. For trying and demonstrations only.')
+    trial.add_argument('--port', type=int, default=8799, metavar='PORT',
+                       help='the policy API\'s port (0: any free one; '
+                       'default: 8799)')
+    trial.add_argument('--placement-port', type=int, default=8778,
+                       metavar='PORT', help='Placement\'s port (0: any free '
+                       'one; default: 8778)')
+    trial.set_defaults(func=try_service)
     return parser
 
 

@@ -13,6 +13,7 @@ failure with each host's reasons.
 
 import typing
 
+from nova_scoped_policies.simulator import report
 from nova_scoped_policies.simulator import scenario as sc
 from nova_scoped_policies.simulator import specs
 
@@ -21,6 +22,16 @@ EVACUATE = 'evacuate'
 REPAIR = 'repair'
 MOVE_VERSION = '1.28'
 """Consumer generations: what nova's ``move_allocations`` sends."""
+
+
+def evacuate(sim, hosts: typing.AbstractSet[str]) -> typing.List[str]:
+    """Every server of ``hosts`` (down) evacuated through the scheduler,
+    one at a time in natural name order; returns those no host took
+    (they stay where they are)."""
+    servers = sorted((name for name, record in sim.servers.items()
+                      if record['host'] in hosts), key=report.natural)
+    return [server for server in servers
+            if not move(sim, server, EVACUATE)]
 
 
 def move(sim, server: str, why: str,

@@ -162,8 +162,9 @@ def _matplotlib():
     return matplotlib, pyplot
 
 
-MAX_CASES = 60
-"""The most broken cases (columns) a resilience heatmap draws."""
+MAX_CASES = 150
+"""The most domains (columns) a resilience heatmap draws: beyond, only
+the cases that break, worst first."""
 
 
 class Sweep(typing.NamedTuple):
@@ -182,10 +183,11 @@ class Sweep(typing.NamedTuple):
 
 def resilience(sweep: dict, path: str) -> Sweep:
     """Draw a resilience sweep into a PNG file: for N-1, a heatmap of the
-    domains whose failure breaks something (worst first, at most
-    :data:`MAX_CASES`) against the groups they break, coloured by how
-    many of the group's servers or policies break; for N-k, each group's
-    share of the cases that break it.
+    domains failed (every one, in natural order; beyond :data:`MAX_CASES`
+    only those whose failure breaks something, worst first) against the
+    groups they break, coloured by how many of the group's servers or
+    policies break; for N-k, each group's share of the cases that break
+    it.
 
     :param sweep: one entry of the report's ``resilience``.
     :raises PlotUnavailable: matplotlib is not installed.
@@ -202,9 +204,15 @@ def resilience(sweep: dict, path: str) -> Sweep:
         figure.suptitle(title, fontsize=10, fontweight='bold')
         drawn = Sweep('survived', [], [])
     elif sweep['count'] == 1:
-        labels = [', '.join(case['domains']) for case in broken]
-        grid = [[len(case['groups'].get(g, ())) for case in broken]
-                for g in groups]
+        # every domain, in natural order, when they fit: the ones that
+        # survive show as blank columns beside those that break
+        found = {case['domains'][0]: case for case in sweep['broken']}
+        every = sorted(sweep['headroom'], key=report.natural)
+        shown = every if len(every) <= MAX_CASES else [
+            case['domains'][0] for case in broken]
+        labels = list(shown)
+        grid = [[len(found[d]['groups'].get(g, ())) if d in found else 0
+                 for d in shown] for g in groups]
         figure, ax = pyplot.subplots(
             figsize=(max(7.0, min(WIDTH, 3 + 0.2 * len(labels))),
                      min(MAX_HEIGHT, 2.5 + 0.3 * len(groups))),
@@ -212,11 +220,11 @@ def resilience(sweep: dict, path: str) -> Sweep:
         image = ax.imshow(grid, cmap='Reds', aspect='auto', vmin=0)
         ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
         ax.set_yticks(range(len(groups)), groups, fontsize=8)
-        ax.set_xlabel(f'{sweep["fail"]} failed (cases that break, worst '
-                      'first' + (f'; {len(sweep["broken"]) - MAX_CASES} '
-                                 'more not drawn'
-                                 if len(sweep['broken']) > MAX_CASES
-                                 else '') + ')')
+        ax.set_xlabel(f'{sweep["fail"]} failed' + (
+            '' if shown is every else ' (the cases that break, worst '
+            'first' + (f'; {len(sweep["broken"]) - MAX_CASES} more not '
+                       'drawn' if len(sweep['broken']) > MAX_CASES
+                       else '') + ')'))
         figure.colorbar(image, ax=ax, label='servers or policies broken')
         figure.suptitle(title, fontsize=10, fontweight='bold')
         drawn = Sweep('heatmap', groups, labels)

@@ -30,14 +30,15 @@ def to_json(result: dict) -> str:
 
 def to_table(result: dict) -> str:
     lines: typing.List[str] = []
-    placements = result['placements']
-    if placements:
-        scopes = sorted({s for p in placements for s in p['domains']})
-        header = ['server', 'host'] + scopes
-        rows = [[p['server'], p['host']] + [p['domains'].get(s, '-')
-                                            for s in scopes]
-                for p in placements]
-        lines += ['Placements', *_grid(header, rows), '']
+    lines += _servers(result)
+    for failed in result.get('failed_hosts', ()):
+        evacuated, stayed = failed['evacuated'], failed['stayed']
+        lines.append(f'Host {failed["host"]} failed: '
+                     + _count(len(evacuated), 'server') + ' evacuated'
+                     + (f', {", ".join(stayed)} stayed on it (no host took '
+                        'them)' if stayed else ''))
+    if result.get('failed_hosts'):
+        lines.append('')
     if result.get('moves'):
         lines += ['Moves', *_grid(['server', 'from', 'to', 'why'], [
             [m['server'], m['from'], m['to'], m['why']]
@@ -50,11 +51,18 @@ def to_table(result: dict) -> str:
                      f'{failure["reason"]}')
         rejections = sorted(failure['rejections'].items(),
                             key=lambda item: natural(item[0]))
+        # a move to a named host: every other host says only that
+        others = [host for host, reasons in rejections
+                  if reasons == [NOT_REQUESTED]]
+        rejections = [r for r in rejections if r[1] != [NOT_REQUESTED]]
         for host, reasons in rejections[:_MAX_REJECTIONS]:
             lines.append(f'  {host}: ' + '; '.join(reasons))
         if len(rejections) > _MAX_REJECTIONS:
             lines.append(f'  ... and {len(rejections) - _MAX_REJECTIONS} '
                          'more hosts (--format json lists all)')
+        if others:
+            lines.append(f'  ({_count(len(others), "other host")}: '
+                         f'{NOT_REQUESTED})')
     if result['failures']:
         lines.append('')
     for stack, plan in sorted(result.get('plans', {}).items(),
@@ -94,12 +102,69 @@ def to_table(result: dict) -> str:
         lines += [f'  VIOLATION {v}' for v in data['violations']] or \
             ['  no violation']
         lines.append('')
-    stats = result['stats']
-    moved = f'{len(result["moves"])} moved, ' if 'moves' in result else ''
-    lines.append(f'{stats["requests"]} requests, {stats["placed"]} servers '
-                 f'placed, {len(result["failures"])} failed, {moved}'
-                 f'{stats["seconds"]} s')
+    lines.append(summary(result))
     return '\n'.join(lines)
+
+
+NOT_REQUESTED = 'not the requested host'
+"""What every other host says of a move to a named host (the
+simulator's ``specs.NOT_REQUESTED``)."""
+
+
+def _count(n: int, what: str) -> str:
+    """``1 request``, ``2 requests``."""
+    return f'{n} {what}' + ('' if n == 1 else 's')
+
+
+def summary(result: dict) -> str:
+    """The last line: requests, servers placed, failed boots, and, when
+    servers moved, the moves made and refused and the repairs."""
+    stats = result['stats']
+    failures = result['failures']
+    refused = sum('why' in f for f in failures)
+    parts = [_count(stats['requests'], 'request'),
+             _count(stats['placed'], 'server') + ' placed',
+             _count(len(failures) - refused, 'failed boot')]
+    if 'moves' in result:
+        parts += [f'{len(result["moves"])} moved',
+                  _count(refused, 'refused move')]
+    if result.get('repairs'):
+        done = sum(r['status'] == 'repaired' for r in result['repairs'])
+        parts.append(f'{done} of {_count(len(result["repairs"]), "repair")}'
+                     ' done')
+    return ', '.join(parts) + f', {stats["seconds"]} s'
+
+
+def _servers(result: dict) -> typing.List[str]:
+    """Where each server is at the end: moved ones with where they
+    came from, deleted ones marked (``servers``); or, for a report without
+    them, where each was placed."""
+    stories = result.get('servers')
+    if stories is None:
+        stories = [{'server': p['server'], 'host': p['host'],
+                    'domains': p['domains'], 'moves': [], 'first': p['host'],
+                    'deleted': False, 'running': False}
+                   for p in result['placements']]
+    if not stories:
+        return []
+    scopes = sorted({s for story in stories for s in story['domains']})
+    rows = []
+    for story in stories:
+        notes = []
+        if story['running']:
+            notes.append('running before')
+        if story['moves']:
+            notes.append(' -> '.join([story['first'] or '-'] + [
+                f'{m["to"]} ({m["why"]})' for m in story['moves']]))
+        if story['deleted']:
+            notes.append('deleted')
+        elif story['host'] is None:
+            notes.append('no host')
+        rows.append([story['server'], story['host'] or '-']
+                    + [story['domains'].get(s, '-') for s in scopes]
+                    + ['; '.join(notes)])
+    return ['Servers at the end', *_grid(
+        ['server', 'host'] + scopes + ['notes'], rows), '']
 
 
 _MAX_CASES = 20
@@ -111,15 +176,12 @@ _MAX_HEADROOM = 10
 
 
 def resilience_table(result: dict) -> str:
-    """The ``resilience`` command's report: its sweep, then a line of
-    what ran."""
+    """The ``resilience`` command's report: the scenario's sweeps and its
+    own, then the line of what ran."""
     lines: typing.List[str] = []
     for sweep in result.get('resilience', ()):
         lines += resilience_lines(sweep)
-    stats = result['stats']
-    lines.append(f'{stats["requests"]} requests before the sweep ran: '
-                 f'{stats["placed"]} servers placed, '
-                 f'{len(result["failures"])} failed')
+    lines.append(summary(result))
     return '\n'.join(lines)
 
 

@@ -169,7 +169,13 @@ class Simulation:
         # where resilience sweeps run (the command line's --workers or
         # --scheduler): None, as :mod:`.sweep` decides by default
         self.sweep = None
+        # what the run tells of its progress (resilience sweeps count
+        # their cases there)
+        self.progress: 'Progress' = _SILENT
         self.down: typing.Set[str] = set()   # hosts that failed
+        # fail_host: each host that failed, what left it, what stayed
+        self.failed_hosts: typing.List[dict] = []
+        self.deleted: typing.Dict[str, typing.Optional[str]] = {}
         self.uuid_of = {h.name: h.uuid for h in scenario.hosts}
         self.host_by_uuid = {h.uuid: h.name for h in scenario.hosts}
         self.resources_of = {h.name: h.resources for h in scenario.hosts}
@@ -275,7 +281,7 @@ class Simulation:
         :param progress: told of the hosts built (phase ``hosts``), then
             of the servers booted, placed or failed (phase ``servers``).
         """
-        progress = progress or _SILENT
+        progress = self.progress = progress or _SILENT
         start = time.perf_counter()
         with _spared_by_the_collector(lambda: self.build(progress)):
             result = self._requests(progress, start)
@@ -304,10 +310,50 @@ class Simulation:
                       'failures': self.failures, 'audit': self.audit()}
             if self.scenario.stacks:
                 result['stacks'] = plans_mod.audit(self)
-        result['stats'] = {'requests': len(self.scenario.requests),
-                           'placed': booted,
-                           'seconds': round(time.perf_counter() - start, 3)}
+        result['final'] = {name: record['host']
+                           for name, record in self.servers.items()}
+        result['servers'] = self.stories()
+        if self.failed_hosts:
+            result['failed_hosts'] = self.failed_hosts
+        refused = sum('why' in f for f in self.failures)
+        result['stats'] = {
+            'requests': len(self.scenario.requests), 'placed': booted,
+            'failed_boots': len(self.failures) - refused,
+            'refused_moves': refused, 'moved': len(self.moves),
+            'repaired': sum(r['status'] == 'repaired'
+                            for r in self.repairs),
+            'seconds': round(time.perf_counter() - start, 3)}
         return result
+
+    def stories(self) -> typing.List[dict]:
+        """Each server's life, in the order it came (running before the
+        first request, then as booted): where it is at the end (None: no
+        host), that host's domains, where it was booted or ran first,
+        its moves, whether it was deleted."""
+        first: typing.Dict[str, typing.Optional[str]] = {
+            s.name: s.host for s in self.scenario.servers}
+        for placement in self.placements:
+            first.setdefault(placement['server'], placement['host'])
+        for failure in self.failures:
+            if 'why' not in failure:
+                first.setdefault(failure['server'], None)
+        moved: typing.Dict[str, typing.List[dict]] = {}
+        for move in self.moves:
+            moved.setdefault(move['server'], []).append(
+                {'to': move['to'], 'why': move['why']})
+        running = {s.name for s in self.scenario.servers}
+        stories = []
+        for name, host in first.items():
+            deleted = name in self.deleted
+            now = (self.deleted[name] if deleted
+                   else self.servers.get(name, {}).get('host'))
+            stories.append({
+                'server': name, 'host': None if deleted else now,
+                'domains': self.domains_of(now) if now and not deleted
+                else {},
+                'first': host, 'running': name in running,
+                'moves': moved.get(name, []), 'deleted': deleted})
+        return stories
 
     @contextlib.contextmanager
     def before(self, index: int):
@@ -343,16 +389,20 @@ class Simulation:
 
     def placed(self, server: str, host: str) -> None:
         """Record a server built on ``host`` (its allocation made)."""
-        topology = self.aggregates.topology
         record = self.servers[server]
         record['host'] = host
         self._arrive(record['uuid'], host, record['resources'])
-        self.placements.append({
-            'server': server, 'host': host,
-            'domains': {s: ','.join(topology.domain_name(d) for d in
-                                    topology.domains_of(s, host))
-                        for s in topology.scope_names
-                        if s != 'host' and topology.domains_of(s, host)}})
+        self.placements.append({'server': server, 'host': host,
+                                'domains': self.domains_of(host)})
+
+    def domains_of(self, host: str) -> typing.Dict[str, str]:
+        """Scope -> the names of the domains that hold ``host`` (joined
+        with ``,``), for the deployer scopes that have one."""
+        topology = self.aggregates.topology
+        return {s: ','.join(topology.domain_name(d) for d in
+                            topology.domains_of(s, host))
+                for s in topology.scope_names
+                if s != 'host' and topology.domains_of(s, host)}
 
     def moved(self, server: str, host: str, why: str) -> None:
         """Record a server moved to ``host`` (its allocation moved):
@@ -387,6 +437,7 @@ class Simulation:
         in its groups go."""
         record = self.servers.pop(server)
         host = record['host']
+        self.deleted[server] = host
         if host:
             self.placement.delete_allocations(record['uuid'])
             self.members.hosts.pop(record['uuid'], None)

@@ -415,11 +415,22 @@ def _as_strings(data):
             else str(value) for key, value in (data or {}).items()}
 
 
-def _document(path, data, drop=()):
+_RULE_SCOPE = re.compile(r'\.rules\.max_server_per_(\w+)$')
+
+
+def _document(path, data, drop=(), scopes=None):
+    """A group's policy document; a rule on a scope the scenario does
+    not define (``scopes``) is refused for its scope first."""
     try:
         return parser.parse_document(
             {k: v for k, v in data.items() if k not in drop}, prefix=path)
     except PolicyError as exc:
+        rule = _RULE_SCOPE.search(exc.field)
+        if rule and scopes is not None and rule.group(1) != 'host' and \
+                rule.group(1) not in scopes:
+            raise ScenarioError(exc.field, (
+                f"{exc.value!r}: unknown scope '{rule.group(1)}'; define "
+                'it under scopes'))
         raise ScenarioError(exc.field, f'{exc.value!r}: {exc.problem}')
 
 
@@ -708,7 +719,7 @@ def _check_classes(flat, nova_config):
         raise ScenarioError(_where(flat, 'weight_classes'), str(exc))
 
 
-def _groups(data):
+def _groups(data, scopes):
     groups = {}
     for i, item in enumerate(data or []):
         path = f'groups[{i}]'
@@ -717,7 +728,7 @@ def _groups(data):
             raise ScenarioError(f'{path}.name', f'{name!r}: defined twice')
         project = item.get('project', DEFAULT_PROJECT)
         groups[name] = Group(name, project, _document(
-            path, item, drop=('name', 'project')))
+            path, item, drop=('name', 'project'), scopes=scopes))
     return groups
 
 
@@ -950,6 +961,15 @@ def parse(data: object) -> Scenario:
     :param data: the scenario as loaded from YAML.
     :raises ScenarioError: naming the first bad key.
     """
+    if data is None:
+        raise ScenarioError('', 'the scenario is empty: it needs hosts '
+                            '(hosts or generate.hosts), and groups and '
+                            'requests to try on them')
+    if not isinstance(data, dict):
+        raise ScenarioError('', (
+            f'the scenario must be a mapping of sections '
+            f'({", ".join(SCHEMA["properties"])}), not a '
+            f'{type(data).__name__}'))
     error = _VALIDATOR.first_error(data)
     if error is not None:
         raise ScenarioError(*validation.describe(error))
@@ -957,7 +977,7 @@ def parse(data: object) -> Scenario:
     hosts, generated = _hosts(data.get('hosts') or [], data.get('generate'))
     aggregates = _aggregates(data.get('aggregates') or [], scopes, hosts,
                              generated)
-    groups = _groups(data.get('groups'))
+    groups = _groups(data.get('groups'), scopes)
     servers = _servers(data.get('servers'), hosts, groups)
     stacks = _stacks(data.get('stacks'), groups)
     config, nova_config = _config(data.get('config'))

@@ -2,16 +2,24 @@
 worker processes, or on a Dask cluster (Dask ``distributed``).
 
 The cases of a sweep are independent what-ifs of one world, so they run
-on :class:`distributed.Client` workers as Dask tasks, a few cases each:
-a task ships the scenario (scattered to the workers once), the index of
-the resilience request and its cases; a worker process builds the world
-the requests before that one leave (:meth:`.runner.Simulation.before`)
-once, keeps it for the sweep's next tasks, and runs each case on it
-(:func:`.resilience.run_case`, which puts the world back after each).
+on :class:`distributed.Client` workers as Dask tasks, a few cases each
+(:func:`.sweep_worker.cases`, which runs each case with
+:func:`.resilience.run_case`: the world is put back after each).
+
+* A local cluster (``--workers N``) forks its worker processes from this
+  one once the requests before the sweep have run: each starts with this
+  process's world (copied on write), and building it again costs
+  nothing.
+* The workers of a running ``dask scheduler`` (``--scheduler``) get the
+  scenario (scattered to them once) and the index of the resilience
+  request with their tasks: each worker process builds the world the
+  requests before that one leave (:meth:`.runner.Simulation.before`) once
+  and keeps it for the sweep's next tasks.
+
 A worker that dies mid-sweep costs its tasks a retry on another worker
-(Dask's scheduler runs a lost task again); every case gives the same
-outcome wherever it runs, so the report is the same with any number of
-workers.
+(Dask's scheduler runs a lost task again; a local cluster forks a new
+worker); every case gives the same outcome wherever it runs, so the
+report is the same with any number of workers.
 
 A sweep of fewer than :data:`IN_PROCESS_BELOW` cases, ``--workers 0``, a
 machine that lets this process use one core, and a simulation on a real
@@ -32,8 +40,8 @@ from nova_scoped_policies.simulator import resilience
 from nova_scoped_policies.simulator import sweep_worker as worker
 
 IN_PROCESS_BELOW = 8
-"""Sweeps of fewer cases run in this process: starting workers and
-building the world on each would take longer than the cases."""
+"""Sweeps of fewer cases run in this process: starting workers would take
+longer than the cases."""
 TASKS_PER_WORKER = 4
 """Cases go out in about this many tasks per worker: small enough to
 share the work out evenly, and a lost worker's retry is short."""
@@ -99,21 +107,38 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
     """
     options = sim.sweep or Options(workers=0)
     request = sim.scenario.requests[index][1]
+    sim.progress.phase('cases', len(cases))
     workers = cores() if options.workers is None else options.workers
-    if options.scheduler is None and (
+    if not options.portable or options.scheduler is None and (
             len(cases) < IN_PROCESS_BELOW or workers == 0
-            or not options.portable or options.workers is None and (
+            or options.workers is None and (
                 workers == 1 or not available())):
         return _here(sim, request, cases)
-    with _client(options, workers) as client:
-        return _on(client, sim.scenario, index, options.engine, cases)
+    key = f'{uuid.uuid4()}:{index}:{options.engine}'
+    if options.scheduler is None:
+        # a local cluster's workers are forked from this process once its
+        # world is what the sweep asks about: they start with it (copied
+        # on write) instead of building it again
+        worker.adopt(key, sim, request)
+    try:
+        with _client(options, workers) as client:
+            return _on(client, key, None if options.scheduler is None
+                       else sim.scenario, index, options.engine, cases,
+                       sim.progress)
+    finally:
+        worker.forget(key)
 
 
 def _here(sim, request, cases) -> typing.List[resilience.Outcome]:
     failing = resilience.domains(sim.scenario, sim.aggregates.topology,
                                  request.fail)
-    return resilience.run_cases(sim, request, cases, failing,
-                                resilience.Baseline(sim, request.count == 1))
+    baseline = resilience.Baseline(sim, request.count == 1)
+    found = []
+    for case in cases:
+        found += resilience.run_cases(sim, request, [case], failing,
+                                      baseline)
+        sim.progress.advance()
+    return found
 
 
 @contextlib.contextmanager
@@ -133,28 +158,37 @@ def _client(options: Options, workers: int):
             yield client
         return
     import dask
-    # no green resolver in the workers (see cmd.main.simulate)
-    environ = {'EVENTLET_NO_GREENDNS': 'yes'}
-    with dask.config.set({'distributed.nanny.pre-spawn-environ': environ}), \
+    # forked, the workers start with this process's world (see run)
+    with dask.config.set({'distributed.worker.multiprocessing-method':
+                          'fork'}), \
             distributed.LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, memory_limit=0,
+                # its dashboard on a port of its own: 8787 may be taken
+                dashboard_address='127.0.0.1:0', memory_limit=0,
                 silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as client:
         yield client
 
 
-def _on(client, scenario, index: int, engine: str,
-        cases: typing.Sequence[typing.Tuple[str, ...]]
+def _on(client, key: str, scenario, index: int, engine: str,
+        cases: typing.Sequence[typing.Tuple[str, ...]], progress
         ) -> typing.List[resilience.Outcome]:
-    """The cases as tasks of ``client``'s workers."""
+    """The cases as tasks of ``client``'s workers (``key`` names the
+    sweep's world; ``scenario``, None for workers that start with it),
+    ``progress`` told of each task's cases as it ends.
+    """
+    import distributed
     workers = max(1, len(client.scheduler_info()['workers']))
     size = max(1, math.ceil(len(cases) / (workers * TASKS_PER_WORKER)))
     chunks = [list(cases[at:at + size]) for at in range(0, len(cases), size)]
-    shipped = client.scatter(scenario, broadcast=True)
-    key = f'{uuid.uuid4()}:{index}:{engine}'
+    shipped = (scenario if scenario is None
+               else client.scatter(scenario, broadcast=True))
     futures = client.map(worker.cases, [key] * len(chunks),
                          [shipped] * len(chunks), [index] * len(chunks),
                          [engine] * len(chunks), chunks, pure=False)
-    return [outcome for found in client.gather(futures)
-            for outcome in found]
+    found: typing.Dict[int, typing.List[resilience.Outcome]] = {}
+    at = {future.key: n for n, future in enumerate(futures)}
+    for future in distributed.as_completed(futures):
+        found[at[future.key]] = future.result()
+        progress.advance(len(found[at[future.key]]))
+    return [outcome for n in range(len(chunks)) for outcome in found[n]]

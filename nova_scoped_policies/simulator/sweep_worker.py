@@ -8,14 +8,14 @@ anything imports nova, or each worker would print it.
 """
 
 import contextlib
+import dataclasses
 import os
 import threading
 import typing
-import warnings
 
-warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
-
-from nova_scoped_policies.simulator import resilience  # noqa: E402
+# first: silences eventlet's warning before anything imports nova
+from nova_scoped_policies import cmd  # noqa: F401
+from nova_scoped_policies.simulator import resilience
 
 CRASH_ONCE = 'NSP_SWEEP_CRASH_ONCE'
 """Fault injection for the tests: when this environment variable names a
@@ -23,9 +23,36 @@ file that does not exist, the first worker task to see it creates it and
 kills its own worker process (as an OOM killer would)."""
 _LOCK = threading.Lock()
 """One world, one case at a time, whatever the worker's threads."""
-_WORLD: typing.Dict[str, typing.Any] = {}
-"""The world this worker process keeps: its key, the exit stack that
-holds it open, the simulation, the domains and the baseline."""
+
+
+@dataclasses.dataclass
+class World:
+    """The world a worker process keeps for a sweep's tasks.
+
+    :param key: the sweep's.
+    :param sim: the simulation, as the requests before the sweep left it.
+    :param domains: the failing scope's domains -> their hosts.
+    :param baseline: what the world is before any case.
+    :param stack: what holds it open (None: adopted: the process the
+        worker was forked from made it and keeps it).
+    """
+
+    key: str
+    sim: typing.Any
+    domains: typing.Mapping[str, typing.FrozenSet[str]]
+    baseline: resilience.Baseline
+    stack: typing.Optional[contextlib.ExitStack] = None
+
+    def run(self, index: int, chunk) -> typing.List[resilience.Outcome]:
+        """The cases of ``chunk`` of the resilience request at
+        ``index``."""
+        return resilience.run_cases(
+            self.sim, self.sim.scenario.requests[index][1], chunk,
+            self.domains, self.baseline)
+
+
+_WORLD: typing.Optional[World] = None
+"""The world this worker process keeps."""
 
 
 def cases(key: str, scenario, index: int, engine: str,
@@ -33,32 +60,55 @@ def cases(key: str, scenario, index: int, engine: str,
           ) -> typing.List[resilience.Outcome]:
     """A task: the cases of ``chunk`` of the resilience request at
     ``index``, on this worker's world (built from ``scenario`` when it is
-    not the sweep's, named by ``key``)."""
+    not the sweep's, named by ``key``; None: the worker started with
+    it)."""
     with _LOCK:
         _crash_once()
-        world = _world(key, scenario, index, engine)
-        return resilience.run_cases(world['sim'], scenario.requests[index][1],
-                                    chunk, world['domains'],
-                                    world['baseline'])
+        return _world(key, scenario, index, engine).run(index, chunk)
 
 
-def _world(key: str, scenario, index: int, engine: str) -> dict:
-    if _WORLD.get('key') == key:
+def adopt(key: str, sim, request) -> None:
+    """This process's own world is the sweep's ``key``: worker processes
+    forked from it now run their cases on it (each worker's copy; the
+    cases put it back after each).
+
+    :param request: the sweep's resilience request.
+    """
+    global _WORLD
+    forget(None)
+    _WORLD = _made(key, sim, request)
+
+
+def forget(key: typing.Optional[str]) -> None:
+    """Let go of the world (of ``key``, or whichever): one that a worker
+    built is closed; one adopted is the caller's, left as it is."""
+    global _WORLD
+    if _WORLD is not None and key in (None, _WORLD.key):
+        world, _WORLD = _WORLD, None
+        if world.stack is not None:
+            world.stack.close()
+
+
+def _made(key: str, sim, request, stack=None) -> World:
+    return World(key, sim, resilience.domains(
+        sim.scenario, sim.aggregates.topology, request.fail),
+        resilience.Baseline(sim, request.count == 1), stack)
+
+
+def _world(key: str, scenario, index: int, engine: str) -> World:
+    global _WORLD
+    if _WORLD is not None and _WORLD.key == key:
         return _WORLD
-    if _WORLD:
-        _WORLD.pop('stack').close()
-        _WORLD.clear()
+    forget(None)
+    if scenario is None:
+        raise RuntimeError(f'sweep {key}: this worker has not its world '
+                           '(a local worker is forked with it)')
     from nova_scoped_policies.simulator import engines
     stack = contextlib.ExitStack()
     try:
         sim = stack.enter_context(engines.simulation(scenario, engine))
         stack.enter_context(sim.before(index))
-        request = scenario.requests[index][1]
-        _WORLD.update(
-            key=key, stack=stack, sim=sim,
-            domains=resilience.domains(scenario, sim.aggregates.topology,
-                                       request.fail),
-            baseline=resilience.Baseline(sim, request.count == 1))
+        _WORLD = _made(key, sim, scenario.requests[index][1], stack)
     except BaseException:
         stack.close()
         raise

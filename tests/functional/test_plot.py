@@ -180,5 +180,5 @@ def test_cli_plots_hundreds_of_racks(tmp_path, capsys):
     path.write_text(yaml.safe_dump(racks(300, 50)))
     png = tmp_path / 'racks.png'
     assert cli.main(['simulate', str(path), '--plot', str(png)]) == 0
-    assert '50 servers placed, 3 failed' in capsys.readouterr().out
+    assert '50 servers placed, 3 failed boots' in capsys.readouterr().out
     assert png_size(png)[0] == plot.WIDTH * 100

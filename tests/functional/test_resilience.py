@@ -271,6 +271,8 @@ def test_plot(tmp_path, count, kind, monkeypatch):
                      str(png)]) == 0
     assert png.read_bytes().startswith(b'\x89PNG')
     assert drawn[0].kind == kind and drawn[0].groups[0] == 'db'
+    if count == 1:  # every rack, those that survive too
+        assert drawn[0].cases == ['rack-1', 'rack-2', 'rack-3', 'rack-4']
 
 
 def test_the_nova_engine_sweeps_alike(tmp_path):
@@ -356,3 +358,17 @@ def test_a_scheduler_that_does_not_answer_exits_2(tmp_path):
     assert err.startswith(f'error: --scheduler {address}: no Dask '
                           'scheduler answers')
     assert len(err.splitlines()) == 1
+
+
+def test_a_violation_the_world_had_is_not_the_cases_fault(tmp_path):
+    """db's three members share rack-1 (a violation the world has): a
+    host of rack-1 failing moves one member out, which makes the
+    violation smaller, not new; every case survives."""
+    data = world(groups=[{'name': 'db', 'policies': ['anti-affinity:rack']}],
+                 servers=[running(f'db-{i}', f'h{i}', 'db')
+                          for i in (1, 2, 3)],
+                 requests=[{'resilience': {'fail': 'host'}}])
+    result = report(tmp_path, data, '--workers', '0')
+    (sweep,) = result['resilience']
+    assert (sweep['cases'], sweep['survived']) == (12, 12)
+    assert result['audit']['db']['violations']

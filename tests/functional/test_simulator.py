@@ -128,7 +128,7 @@ def test_cli_table(capsys):
                                               'licensed-windows.yaml')]) == 0
     out = capsys.readouterr().out
     assert 'windows-1     h1' in out
-    assert '3 requests, 10 servers placed, 0 failed' in out
+    assert '3 requests, 10 servers placed, 0 failed boots' in out
 
 
 def test_cli_malformed_scenario_names_the_key(tmp_path, capsys):

@@ -450,7 +450,8 @@ def test_the_table_shows_moves_repairs_and_stack_audits():
     assert 'Repair group db: repaired in 0.01 s\n  server  from  to' in table
     assert 'Stack app audit: ok\n  stack.group (across): ' \
         'anti-affinity:rack: ok' in table
-    assert ' moved, 0.1 s' in table
+    assert table.endswith(
+        ' 1 moved, 1 refused move, 1 of 1 repair done, 0.1 s')
 
 
 def test_the_example_runs_from_the_command_line(capsys):
@@ -485,3 +486,105 @@ def test_a_bad_request_exits_2_naming_the_key(tmp_path, capsys, request_,
     path.write_text(json.dumps(world([boot('db'), request_])))
     assert cli.main(['simulate', str(path)]) == 2
     assert key in capsys.readouterr().err
+
+
+# -- the report after moves (#38) ---------------------------------------------
+
+def test_the_report_says_where_servers_are_at_the_end(capsys):
+    assert cli.main(['simulate', EXAMPLE]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    table = lines[lines.index('Servers at the end') + 1:]
+    table = table[:table.index('')]
+    rows = {line.split()[0]: line for line in table[2:]}
+    # db-3 booted on h5, which failed: it is on h6 now, and says whence
+    assert rows['db-3'].split()[1:3] == ['h6', 'rack-3']
+    assert rows['db-3'].endswith('h5 -> h6 (evacuate)')
+    assert rows['cache-2'].endswith('h8 -> h4 (repair)')
+    assert 'Host h5 failed: 1 server evacuated' in lines
+    # the refused move names the host that refused, the others once
+    refused = lines.index('FAILED to migrate db-2: No valid host')
+    assert lines[refused + 1:refused + 3] == [
+        '  h6: anti-affinity:rack: rack-3 holds 1 of max 1',
+        '  (7 other hosts: not the requested host)']
+    assert lines[-1].startswith(
+        '8 requests, 7 servers placed, 0 failed boots, 3 moved, 1 refused '
+        'move, 1 of 1 repair done, ')
+
+
+def test_the_json_report_has_final_and_the_counts(capsys):
+    assert cli.main(['simulate', EXAMPLE, '--format', 'json']) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result['final'] == {
+        'db-1': 'h2', 'db-2': 'h3', 'db-3': 'h6', 'web-1': 'h1',
+        'web-2': 'h4', 'cache-1': 'h7', 'cache-2': 'h4'}
+    # placements keep where each server was booted, as the contract says
+    assert {p['server']: p['host'] for p in result['placements']}[
+        'db-3'] == 'h5'
+    stats = result['stats']
+    assert {k: stats[k] for k in ('requests', 'placed', 'failed_boots',
+                                  'refused_moves', 'moved', 'repaired')} \
+        == {'requests': 8, 'placed': 7, 'failed_boots': 0,
+            'refused_moves': 1, 'moved': 3, 'repaired': 1}
+    assert result['failed_hosts'] == [
+        {'host': 'h5', 'evacuated': ['db-3'], 'stayed': []}]
+
+
+def test_deleted_servers_are_marked_and_leave_final(tmp_path, capsys):
+    path = tmp_path / 'scenario.yaml'
+    path.write_text(json.dumps(world([boot('a', count=2), {'delete': 'a-1'}],
+                                     racks={'rack-1': ('h1',)})))
+    assert cli.main(['simulate', str(path)]) == 0
+    out = capsys.readouterr().out
+    assert any(line.split()[:3] == ['a-1', '-', '-'] and
+               line.endswith('deleted') for line in out.splitlines())
+    assert out.splitlines()[-1].startswith(
+        '2 requests, 2 servers placed, 0 failed boots, ')
+    assert cli.main(['simulate', str(path), '--format', 'json']) == 0
+    assert json.loads(capsys.readouterr().out)['final'] == {'a-2': 'h1'}
+
+
+def test_one_request_is_one_request(tmp_path, capsys):
+    path = tmp_path / 'scenario.yaml'
+    path.write_text(json.dumps(world([boot('a')])))
+    assert cli.main(['simulate', str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith(
+        '1 request, 1 server placed, 0 failed boots, ')
+
+
+@pytest.mark.parametrize('text', ['', '# nothing but a comment\n'])
+def test_an_empty_scenario_says_so(tmp_path, capsys, text):
+    path = tmp_path / 'scenario.yaml'
+    path.write_text(text)
+    assert cli.main(['simulate', str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f'error: {path}: the scenario is empty: it needs hosts ' \
+        '(hosts or generate.hosts), and groups and requests to try on ' \
+        'them\n'
+
+
+def test_a_scenario_that_is_a_list_says_what_it_must_be(tmp_path, capsys):
+    path = tmp_path / 'scenario.yaml'
+    path.write_text('- {boot: {name: a}}\n')
+    assert cli.main(['simulate', str(path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f'error: {path}: the scenario must be a mapping of sections '
+        '(scopes, aggregates, hosts, ')
+
+
+@pytest.mark.parametrize('group,field,scope', [
+    ({'policies': ['anti-affinity:zone'], 'rules':
+      {'max_server_per_zone': 2}}, 'groups[0].policies[0]', 'zone'),
+    ({'rules': {'max_server_per_zone': 2},
+      'policies': ['anti-affinity:zone']}, 'groups[0].policies[0]', 'zone'),
+    ({'policies': ['anti-affinity:rack'],
+      'rules': {'max_server_per_zone': 2}},
+     'groups[0].rules.max_server_per_zone', 'zone'),
+])
+def test_an_undefined_scope_is_named(tmp_path, capsys, group, field, scope):
+    data = world([], groups=[dict(group, name='db')])
+    path = tmp_path / 'scenario.yaml'
+    path.write_text(json.dumps(data))
+    assert cli.main(['simulate', str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f': {field}: ' in err and f"scope '{scope}'" in err, err

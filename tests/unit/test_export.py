@@ -190,3 +190,42 @@ def test_obfuscation_is_stable_and_names_nothing():
               if 'anti-affinity:rack' in map(str, g.document.policies))
     real = parsed.topology().to_real(db.document, db.project)
     assert real.policies[1].identifier == zone.uuid
+
+
+def test_the_load_never_takes_a_name_the_project_gave():
+    found = cloud(servers=(server(1, 'load-1', 'h1', 'tenant-a'),
+                           server(2, 'x', 'h2', 'tenant-b'),
+                           server(3, 'y', 'h3', 'tenant-b')))
+    names = [s['name'] for s in export.scenario(found, 'tenant-a')[
+        'servers']]
+    assert names == ['load-1', 'load-2', 'load-3']
+
+
+def test_obfuscation_retargets_a_stacks_domains():
+    """A stack's targeted domain (the tenant's id of zone-a) is written
+    as the tenant writes it in the obfuscated scenario: the simulator
+    finds the surrogate zone there, as the stack's tenant targets it."""
+    topology = topo.build(
+        [topo.scope_from_record(cloud().scopes[1])],
+        [topo.Domain(ZONE, 'zone-a', 'zone')])
+    tenant_zone = topology.to_tenant(policy.parse_document(
+        {'policies': [f'affinity:zone:{ZONE}']}), 'tenant-a').policies[
+            0].identifier
+    app = export.Stack('a1', 'app', 'tenant-a', {'stack': {
+        'name': 'app', 'group': {
+            'name': 'root', 'members': [{
+                'name': 'fe', 'policies': [f'affinity:zone:{tenant_zone}'],
+                'servers': {'names': ['fe-a'],
+                            'flavor': {'resources': {'VCPU': 1}}}}]},
+        'relationships': []}})
+    document = export.scenario(cloud(stacks=(app,)),
+                               surrogates=export.Surrogates('k'))
+    assert tenant_zone not in json.dumps(document)
+    parsed = sc.parse(document)
+    (entry,) = parsed.stacks.values()
+    written = entry.document['stack']['group']['members'][0]['policies'][0]
+    zone = next(a for a in parsed.aggregates
+                if a.metadata.get('policy_scope') == 'zone')
+    real = parsed.topology().to_real(policy.parse_document(
+        {'policies': [written]}), entry.project)
+    assert real.policies[0].identifier == zone.uuid

@@ -8,6 +8,7 @@ stay as load without names); ``obfuscate=true`` writes surrogates for
 names (keyed by ``[scoped_policies_api] export_obfuscation_key``).
 """
 
+from oslo_log import log as logging
 import webob
 
 from nova_scoped_policies.api import export as reader
@@ -16,6 +17,8 @@ from nova_scoped_policies.api.policies import export as rules
 from nova_scoped_policies.api import util
 from nova_scoped_policies import export
 from nova_scoped_policies import policy
+
+LOG = logging.getLogger(__name__)
 
 VERSION = '1.5'
 PARAMETERS = ('project', 'obfuscate')
@@ -56,8 +59,13 @@ def export_cloud(req: webob.Request) -> webob.Response:
     project = _project(req)
     surrogates = None
     if util.query_flag(req, 'obfuscate'):
-        surrogates = export.Surrogates(
-            service.conf.scoped_policies_api.export_obfuscation_key
-            or export.DEFAULT_KEY)
+        key = service.conf.scoped_policies_api.export_obfuscation_key
+        if not key:
+            LOG.warning('An obfuscated export with the key everyone knows: '
+                        'a guessable name can be found from its surrogate. '
+                        'Set [scoped_policies_api] export_obfuscation_key '
+                        'to a long random secret before an export leaves '
+                        'the company.')
+        surrogates = export.Surrogates(key or export.DEFAULT_KEY)
     return util.json_response(req, export.scenario(
         reader.read(service), project, surrogates))

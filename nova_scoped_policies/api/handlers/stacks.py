@@ -1,5 +1,6 @@
 """``/stacks`` (microversion 1.1): one joint decision for a whole stack,
-held in Placement under a lease (shared/contracts/stack-document.md).
+held in Placement under a lease (the stack document:
+doc/source/user/stacks.rst).
 
 POST decides, holds and records through the one stacks service
 (:func:`nova_scoped_policies.stacks.service.decide_and_hold`, with the

@@ -1,7 +1,11 @@
-"""What the commands share: the client, names for ids, output columns."""
+"""What the commands share: the client, names for ids, output columns,
+help without reStructuredText."""
 
+import argparse
+import re
 import typing
 
+from cliff import columns as cliff_columns
 from osc_lib.cli import format_columns
 from osc_lib.command import command
 from osc_lib import exceptions
@@ -13,34 +17,60 @@ def client(cmd):
     return cmd.app.client_manager.scoped_policies
 
 
-def compute(cmd, what: str):
+def _no_nova(kind: str, value: str, where: str) -> exceptions.CommandError:
+    """The error of a name Nova cannot be asked about (no Keystone, no
+    compute endpoint, Nova unreachable): what was not found, where it was
+    looked for, and what to do; never the library's text."""
+    return exceptions.CommandError(
+        f'no {kind} named {value!r}{where}, and Nova cannot look the name '
+        'up: the compute service is not configured or not reachable (e.g. '
+        'with --os-auth-type none); give the uuid')
+
+
+def compute(cmd, kind: str, value: str, where: str = ''):
     """openstacksdk's compute proxy, to find Nova resources by name.
 
-    :param what: what is looked up, for the error without a compute
-        endpoint (``--os-auth-type none``).
+    :param kind: what is looked up (``server group``), for the error
+        without a compute endpoint (``--os-auth-type none``).
+    :param value: the name looked up.
+    :param where: where it was looked for before, for the error.
     """
+    from keystoneauth1 import exceptions as ksa_exc
+    from openstack import exceptions as sdk_exc
+    from osc_lib import exceptions as osc_exc
     try:
         return cmd.app.client_manager.compute
-    except Exception as exc:  # no catalog, no endpoint, no auth
-        raise exceptions.CommandError(
-            f'{what}: a name needs Nova to look it up ({exc}); give the '
-            'uuid instead')
+    # no catalog, no endpoint, no auth
+    except (ksa_exc.ClientException, sdk_exc.SDKException,
+            osc_exc.ClientException, osc_exc.PluginAttributeError) as exc:
+        raise _no_nova(kind, value, where) from exc
 
 
-def nova_id(cmd, value: str, kind: str) -> str:
+def nova_id(cmd, value: str, kind: str, where: str = '') -> str:
     """``value`` as a uuid: itself, or the one Nova resource so named.
 
     :param value: a uuid or a name.
     :param kind: ``aggregate``, ``server`` or ``server_group``.
+    :param where: where the name was looked for before Nova (``" among
+        your scoped groups"``), for the errors.
     """
     if uuidutils.is_uuid_like(value):
         return value
-    finder = getattr(compute(cmd, f'{kind} {value!r}'), f'find_{kind}')
+    from keystoneauth1 import exceptions as ksa_exc
+    from openstack import exceptions as sdk_exc
+
+    what = kind.replace('_', ' ')
+    finder = getattr(compute(cmd, what, value, where), f'find_{kind}')
     try:
         found = finder(value, ignore_missing=False)
-    except Exception as exc:  # NotFound, DuplicateResource...
-        raise exceptions.CommandError(f'{kind.replace("_", " ")} '
-                                      f'{value!r}: {exc}')
+    except sdk_exc.NotFoundException:
+        raise exceptions.CommandError(
+            f'no {what} named {value!r}{where} or in Nova')
+    except sdk_exc.DuplicateResource:
+        raise exceptions.CommandError(
+            f'more than one {what} is named {value!r}: give the uuid')
+    except (ksa_exc.ClientException, sdk_exc.SDKException):
+        raise _no_nova(what, value, where)
     if kind == 'aggregate':
         return found.uuid
     return found.id
@@ -58,16 +88,36 @@ def as_tenant_query(args) -> str:
     return f'?as_tenant_id={args.as_tenant}' if args.as_tenant else ''
 
 
+def _shown(value) -> str:
+    """A value of a :class:`Mapping` in a table: as it is, quoted only if
+    it holds the separators (``, `` or ``=``)."""
+    text = str(value)
+    return repr(text) if ', ' in text or '=' in text else text
+
+
+class Mapping(cliff_columns.FormattableColumn):
+    """A dict: ``k=v, k=v`` in tables, each value as it is (``2`` for the
+    number 2: openstackclient's DictColumn quotes every value, ``'2'``);
+    native in JSON and YAML."""
+
+    def human_readable(self):
+        return ', '.join(f'{k}={_shown(v)}'
+                         for k, v in sorted(self._value.items()))
+
+    def machine_readable(self):
+        return dict(self._value)
+
+
 def formatted(record: dict, columns: typing.Sequence[str]) -> list:
     """The values of ``columns``, lists and dicts as openstackclient shows
-    them (``a, b`` / ``k='v'`` in tables, native in JSON and YAML)."""
+    them (``a, b`` / ``k=v`` in tables, native in JSON and YAML)."""
     values = []
     for column in columns:
         value = record.get(column)
         if isinstance(value, (list, tuple)):
             value = format_columns.ListColumn(value)
         elif isinstance(value, dict):
-            value = format_columns.DictColumn(value)
+            value = Mapping(value)
         values.append(value)
     return values
 
@@ -83,7 +133,83 @@ def rows(records: typing.Iterable[dict], columns: typing.Sequence[str]):
     return tuple(columns), [formatted(r, columns) for r in records]
 
 
-class Audit(command.ShowOne):
+_LITERAL = re.compile(r'``([^`]+)``|:[a-z]+:`([^`<]+?)(?: <[^>]+>)?`')
+
+
+def plain(text: str) -> str:
+    """reStructuredText's inline markup of docstrings as plain text for
+    ``--help``: ````audit```` and ``:doc:`x``` become ``audit``, ``x``."""
+    return _LITERAL.sub(lambda m: m.group(1) or m.group(2), text)
+
+
+class _Plain:
+    """Help from the class docstring, without its markup."""
+
+    def get_description(self) -> str:
+        return plain(super().get_description())
+
+
+class Command(_Plain, command.Command):
+    """A command whose help is its docstring as plain text."""
+
+
+class ShowOne(_Plain, command.ShowOne):
+    """A ShowOne whose help is its docstring as plain text."""
+
+
+class Lister(_Plain, command.Lister):
+    """A Lister whose help is its docstring as plain text."""
+
+
+PREFIX = 'scoped policy '
+
+
+def one_line(description: str) -> str:
+    """The first sentence of a command's help, on one line (a docstring's
+    first line may stop mid-sentence)."""
+    first = ' '.join(description.split('\n\n')[0].split())
+    end = first.find('. ')
+    return first if end < 0 else first[:end + 1]
+
+
+def summaries(app) -> typing.List[typing.Tuple[str, str]]:
+    """(name, first sentence of its help) of every ``scoped policy``
+    command of ``app``'s command manager, sorted by name."""
+    found = []
+    for name, entry in app.command_manager:
+        if not name.startswith(PREFIX):
+            continue
+        factory = entry.load()
+        found.append((name, one_line(factory(app, None).get_description())))
+    return sorted(found)
+
+
+class Overview(Command):
+    """The scoped policy commands, each with what it does.
+
+    ``openstack scoped policy`` and ``openstack scoped policy --help``.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        parser.description = self._listing()
+        return parser
+
+    def _listing(self) -> str:
+        found = summaries(self.app)
+        width = max((len(name) for name, _ in found), default=0)
+        return ('Scoped, rule-limited and multi-level server group '
+                'policies (the policy API).\n\ncommands:\n' + '\n'.join(
+                    f'  {name.ljust(width)}  {line}' for name, line in found)
+                + '\n\n"openstack scoped policy <command> --help" tells '
+                'more of each.')
+
+    def take_action(self, args):
+        self.app.stdout.write(self._listing() + '\n')
+
+
+class Audit(ShowOne):
     """An audit command. With ``--exit-code`` it exits 1 when
     :meth:`take_action` found violations (``self.violated``), as ``git
     diff --exit-code`` does, for scripts and monitoring."""

@@ -9,7 +9,6 @@ Instances are named by uuid or, through Nova, by name.
 import json
 
 from cliff import columns as cliff_columns
-from osc_lib.command import command
 from osc_lib import exceptions
 from oslo_utils import uuidutils
 
@@ -21,7 +20,7 @@ LIST_COLUMNS = ('id', 'name', 'project_id', 'policies', 'rules', 'members')
 AUDIT_COLUMNS = ('server_group_id', 'members', 'violations')
 
 
-def _group_id(cmd, value: str) -> str:
+def group_id(cmd, value: str) -> str:
     """The uuid of the group named ``value`` (a uuid or a unique name)."""
     if uuidutils.is_uuid_like(value):
         return value
@@ -32,7 +31,8 @@ def _group_id(cmd, value: str) -> str:
             f'{len(mine)} server groups are named {value!r}: give the uuid')
     if mine:
         return mine[0]
-    return common.nova_id(cmd, value, 'server_group')
+    return common.nova_id(cmd, value, 'server_group',
+                          ' among your project\'s scoped groups')
 
 
 def _group_arg(parser) -> None:
@@ -76,7 +76,7 @@ def _rules(values) -> dict:
     return rules
 
 
-class SetGroupPolicy(command.ShowOne):
+class SetGroupPolicy(common.ShowOne):
     """Give a server group scoped policies, or change them.
 
     Members are not moved: a change may create violations (see ``audit``).
@@ -114,7 +114,7 @@ class SetGroupPolicy(command.ShowOne):
             raise exceptions.CommandError(
                 'give --policy, --rule or --name')
         client = common.client(self)
-        group = _group_id(self, args.group)
+        group = group_id(self, args.group)
         try:
             client.request('GET', f'/os-server-groups/{group}')
         except exceptions.CommandError as exc:
@@ -131,7 +131,7 @@ class SetGroupPolicy(command.ShowOne):
             {'server_group': body})['server_group']), COLUMNS)
 
 
-class ShowGroupPolicy(command.ShowOne):
+class ShowGroupPolicy(common.ShowOne):
     """Show a server group's scoped policies and members."""
 
     def get_parser(self, prog_name):
@@ -141,13 +141,13 @@ class ShowGroupPolicy(command.ShowOne):
         return parser
 
     def take_action(self, args):
-        group = _group_id(self, args.group)
+        group = group_id(self, args.group)
         url = f'/os-server-groups/{group}' + common.as_tenant_query(args)
         return common.show(_flat(common.client(self).request('GET', url)[
             'server_group']), COLUMNS)
 
 
-class ListGroupPolicy(command.Lister):
+class ListGroupPolicy(common.Lister):
     """List the server groups with scoped policies."""
 
     def get_parser(self, prog_name):
@@ -172,7 +172,7 @@ class ListGroupPolicy(command.Lister):
         return common.rows([_flat(g) for g in groups], LIST_COLUMNS)
 
 
-class DeleteGroupPolicy(command.Command):
+class DeleteGroupPolicy(common.Command):
     """Delete the scoped policies of server groups (the Nova groups and
     their servers stay)."""
 
@@ -185,7 +185,7 @@ class DeleteGroupPolicy(command.Command):
     def take_action(self, args):
         for value in args.group:
             common.client(self).request(
-                'DELETE', f'/os-server-groups/{_group_id(self, value)}')
+                'DELETE', f'/os-server-groups/{group_id(self, value)}')
 
 
 class _Placements(cliff_columns.FormattableColumn):
@@ -226,7 +226,7 @@ class AuditGroupPolicy(common.Audit):
         _group_arg(parser)
 
     def take_action(self, args):
-        group = _group_id(self, args.group)
+        group = group_id(self, args.group)
         url = (f'/os-server-groups/{group}/audit'
                + common.as_tenant_query(args))
         audit = common.client(self).request('GET', url)[
@@ -237,7 +237,7 @@ class AuditGroupPolicy(common.Audit):
                                _Lines(audit['violations']))
 
 
-class _InstanceAction(command.ShowOne):
+class _InstanceAction(common.ShowOne):
     action = ''
 
     def get_parser(self, prog_name):
@@ -248,7 +248,7 @@ class _InstanceAction(command.ShowOne):
         return parser
 
     def take_action(self, args):
-        group = _group_id(self, args.group)
+        group = group_id(self, args.group)
         instance = common.nova_id(self, args.instance, 'server')
         return common.show(_flat(common.client(self).request(
             'POST', f'/os-server-groups/{group}/action',

@@ -13,30 +13,34 @@ list|show|cancel`` reads and cancels tasks.
 import argparse
 import time
 
-from osc_lib.command import command
 from osc_lib import exceptions
 import rich.console
 import rich.progress
 
 from nova_scoped_policies.osc.v1 import common
+from nova_scoped_policies.osc.v1 import groups
+from nova_scoped_policies.osc.v1 import stacks
 
 MOVE_COLUMNS = ('server', 'name', 'from', 'to', 'temporary')
+REPAIRED = 'repaired'
+NOTHING = 'nothing to do'
+"""Statuses of a plan (those of :mod:`nova_scoped_policies.repair.planner`,
+which the CLI does not import: it needs the service's dependencies)."""
 
 
 def _target_args(parser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument('--server-group', metavar='<server-group>',
-                       help='a server group (name or uuid)')
+                       help='only this server group (name or uuid)')
     group.add_argument('--stack', metavar='<stack>',
-                       help='a stack decision id')
+                       help='only this stack (decision id or name)')
 
 
 def _target(cmd, args) -> dict:
     if args.server_group:
-        return {'server_group': common.nova_id(cmd, args.server_group,
-                                               'server_group')}
+        return {'server_group': groups.group_id(cmd, args.server_group)}
     if args.stack:
-        return {'stack': args.stack}
+        return {'stack': stacks.stack_id(cmd, args.stack)}
     return {}
 
 
@@ -51,8 +55,30 @@ def _plan(cmd, args) -> dict:
         'POST', '/repairs', {'repair': _target(cmd, args)})['repair']
 
 
-class PlanRepair(command.Lister):
-    """Plan the fewest live migrations that end every hard violation."""
+def summary(plan: dict) -> str:
+    """What a plan says, in words: its moves, the violations before the
+    repair and after it (none once repaired; unchanged without a plan)."""
+    moves, before = len(plan['moves']), len(plan['violations'])
+    if plan['status'] == REPAIRED:
+        after = 'after it: 0'
+    elif plan['status'] == NOTHING:
+        after = 'nothing to repair'
+    else:
+        after = f'after it: {before} (no plan)'
+    return (f'{plan["status"]}: {moves} move(s); violations before the '
+            f'repair: {before}, {after}'
+            + (f'; {plan["reason"]}' if plan['reason'] else ''))
+
+
+class PlanRepair(common.Lister):
+    """Plan the fewest live migrations that end every hard violation.
+
+    With neither --server-group nor --stack, the plan covers every server
+    group and stack of the cloud (administrators only). Nothing is moved:
+    see repair apply. In a table, a summary and the violations found come
+    before the moves; with -f json, yaml, csv or value, the output is the
+    moves alone and the summary goes to standard error.
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -61,18 +87,22 @@ class PlanRepair(command.Lister):
 
     def take_action(self, args):
         plan = _plan(self, args)
-        self.app.stdout.write(
-            f'{plan["status"]}: {len(plan["moves"])} move(s), '
-            f'{len(plan["violations"])} violation(s) now'
-            + (f'; {plan["reason"]}' if plan['reason'] else '') + '\n')
+        # machine-readable output is the format asked, nothing else
+        out = self.app.stdout if args.formatter == 'table' else \
+            self.app.stderr
+        out.write(summary(plan) + '\n')
         for line in plan['violations']:
-            self.app.stdout.write(f'  {line}\n')
+            out.write(f'  {line}\n')
         return MOVE_COLUMNS, _rows(plan['moves'])
 
 
-class ApplyRepair(command.Lister):
+class ApplyRepair(common.Lister):
     """Plan a repair and carry it out through Nova (live migrations), as
-    a repair task the command follows with a progress bar."""
+    a repair task the command follows with a progress bar.
+
+    With neither --server-group nor --stack, every server group and stack
+    of the cloud (administrators only).
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -147,7 +177,7 @@ def _task_row(task: dict) -> tuple:
             task['finished_at'] or '')
 
 
-class ListRepairTasks(command.Lister):
+class ListRepairTasks(common.Lister):
     """List the repair tasks kept (administrators)."""
 
     def take_action(self, args):
@@ -156,7 +186,7 @@ class ListRepairTasks(command.Lister):
         return TASK_COLUMNS, [_task_row(t) for t in tasks]
 
 
-class ShowRepairTask(command.ShowOne):
+class ShowRepairTask(common.ShowOne):
     """Show a repair task's progress (administrators)."""
 
     def get_parser(self, prog_name):
@@ -170,7 +200,7 @@ class ShowRepairTask(command.ShowOne):
         return TASK_COLUMNS, _task_row(task)
 
 
-class CancelRepairTask(command.Command):
+class CancelRepairTask(common.Command):
     """Cancel a repair task: it stops after the moves running now."""
 
     def get_parser(self, prog_name):

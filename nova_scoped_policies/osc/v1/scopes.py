@@ -5,7 +5,6 @@ Scopes are named by name or uuid (the API takes both); aggregates by uuid
 or, through Nova, by name.
 """
 
-from osc_lib.command import command
 
 from nova_scoped_policies.osc.v1 import common
 
@@ -56,7 +55,7 @@ def _scope_arg(parser) -> None:
     parser.add_argument('scope', metavar='<scope>', help='scope name or uuid')
 
 
-class CreateScope(command.ShowOne):
+class CreateScope(common.ShowOne):
     """Create a policy scope (admin)."""
 
     def get_parser(self, prog_name):
@@ -80,7 +79,7 @@ class CreateScope(command.ShowOne):
             'policy_scope'], COLUMNS)
 
 
-class ListScope(command.Lister):
+class ListScope(common.Lister):
     """List policy scopes."""
 
     def get_parser(self, prog_name):
@@ -95,7 +94,7 @@ class ListScope(command.Lister):
         return common.rows(scopes, LIST_COLUMNS)
 
 
-class ShowScope(command.ShowOne):
+class ShowScope(common.ShowOne):
     """Show a policy scope."""
 
     def get_parser(self, prog_name):
@@ -111,7 +110,7 @@ class ShowScope(command.ShowOne):
             'policy_scope'], COLUMNS)
 
 
-class SetScope(command.Command):
+class SetScope(common.Command):
     """Rename a scope or change its identifier settings (admin)."""
 
     def get_parser(self, prog_name):
@@ -127,7 +126,7 @@ class SetScope(command.Command):
             {'policy_scope': _body(args, args.name)})
 
 
-class DeleteScope(command.Command):
+class DeleteScope(common.Command):
     """Delete policy scopes no group uses (admin)."""
 
     def get_parser(self, prog_name):
@@ -142,7 +141,7 @@ class DeleteScope(command.Command):
                                         f'/os-policy-scopes/{scope}')
 
 
-class _AggregateAction(command.ShowOne):
+class _AggregateAction(common.ShowOne):
     action = ''
 
     def get_parser(self, prog_name):

@@ -2,15 +2,15 @@
 boot member|audit``: joint decisions for stacks (policy API 1.1; the audit
 and the phases ``expired`` and ``live`` 1.2).
 
-A stack document (shared/contracts/stack-document.md) is read from a JSON
+A stack document (doc/source/user/stacks.rst) is read from a JSON
 or YAML file; ``{"stack": {...}}`` or the inner mapping alone.
 """
 
 import json
 
 from cliff import columns as cliff_columns
-from osc_lib.command import command
 from osc_lib import exceptions
+from oslo_utils import uuidutils
 import yaml
 
 from nova_scoped_policies.osc.v1 import common
@@ -26,15 +26,23 @@ def _stack_arg(parser) -> None:
                         help='stack decision id, or a unique stack name')
 
 
-def _stack_id(cmd, value: str) -> str:
-    stacks = common.client(cmd).request('GET', '/stacks')['stacks']
-    if any(s['id'] == value for s in stacks):
+def stack_id(cmd, value: str) -> str:
+    """The id of the stack ``value`` names: an id, or the name of one
+    stack of the caller's project. An administrator's other projects are
+    not searched (a name is unique in its project only): their stacks are
+    named by id, as ``stack list --all-projects`` shows them."""
+    if uuidutils.is_uuid_like(value):
         return value
+    stacks = common.client(cmd).request('GET', '/stacks')['stacks']
     named = [s['id'] for s in stacks if s['name'] == value]
     if len(named) > 1:
         raise exceptions.CommandError(
             f'{len(named)} stack decisions are named {value!r}: give the id')
-    return named[0] if named else value
+    if not named:
+        raise exceptions.CommandError(
+            f'no stack named {value!r} in your project; give the id (stack '
+            'list --all-projects shows every project\'s)')
+    return named[0]
 
 
 def _servers(record: dict) -> dict:
@@ -67,7 +75,7 @@ def _load(path: str) -> dict:
     return data
 
 
-class CreateStack(command.ShowOne):
+class CreateStack(common.ShowOne):
     """Decide a stack jointly and hold its capacity in Placement."""
 
     def get_parser(self, prog_name):
@@ -82,7 +90,7 @@ class CreateStack(command.ShowOne):
         return common.show(_servers(body['stack']), COLUMNS)
 
 
-class ListStack(command.Lister):
+class ListStack(common.Lister):
     """List stack decisions."""
 
     def get_parser(self, prog_name):
@@ -97,7 +105,7 @@ class ListStack(command.Lister):
         return common.rows(stacks, LIST_COLUMNS)
 
 
-class ShowStack(command.ShowOne):
+class ShowStack(common.ShowOne):
     """Show a stack decision: servers, their hosts and boot hints."""
 
     def get_parser(self, prog_name):
@@ -107,11 +115,11 @@ class ShowStack(command.ShowOne):
 
     def take_action(self, args):
         body = common.client(self).request(
-            'GET', f'/stacks/{_stack_id(self, args.stack)}')
+            'GET', f'/stacks/{stack_id(self, args.stack)}')
         return common.show(_servers(body['stack']), COLUMNS)
 
 
-class _StackAction(command.ShowOne):
+class _StackAction(common.ShowOne):
     """``POST /stacks/{id}/action`` with the body :meth:`body` makes."""
 
     def get_parser(self, prog_name):
@@ -128,7 +136,7 @@ class _StackAction(command.ShowOne):
 
     def take_action(self, args):
         body = common.client(self).request(
-            'POST', f'/stacks/{_stack_id(self, args.stack)}/action',
+            'POST', f'/stacks/{stack_id(self, args.stack)}/action',
             self.body(args))
         return common.show(_servers(body['stack']), COLUMNS)
 
@@ -165,7 +173,7 @@ class BootMember(_StackAction):
         return {'boot_member': {'name': args.member}}
 
 
-class DeleteStack(command.Command):
+class DeleteStack(common.Command):
     """Release every hold of a decision and forget it."""
 
     def get_parser(self, prog_name):
@@ -175,7 +183,7 @@ class DeleteStack(command.Command):
 
     def take_action(self, args):
         common.client(self).request(
-            'DELETE', f'/stacks/{_stack_id(self, args.stack)}')
+            'DELETE', f'/stacks/{stack_id(self, args.stack)}')
 
 
 class _Policies(cliff_columns.FormattableColumn):
@@ -207,7 +215,7 @@ class AuditStack(common.Audit):
         _stack_arg(parser)
 
     def take_action(self, args):
-        url = (f'/stacks/{_stack_id(self, args.stack)}/audit'
+        url = (f'/stacks/{stack_id(self, args.stack)}/audit'
                + common.as_tenant_query(args))
         audit = common.client(self).request('GET', url)['stack_audit']
         self.violated = audit['status'] == 'violated'

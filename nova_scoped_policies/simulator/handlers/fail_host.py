@@ -4,7 +4,6 @@ time in natural name order. A server no host takes stays on it (a
 failure with its reasons)."""
 
 from nova_scoped_policies.simulator import moves
-from nova_scoped_policies.simulator import report
 from nova_scoped_policies.simulator import scenario as sc
 
 
@@ -17,7 +16,8 @@ def handle(sim, request: sc.FailHost) -> int:
                              'on no host: no host to fail', moves.EVACUATE)
             return 0
     sim.down.add(host)
-    for server in sorted((name for name, record in sim.servers.items()
-                          if record['host'] == host), key=report.natural):
-        moves.move(sim, server, moves.EVACUATE)
+    moves_at = len(sim.moves)
+    stayed = moves.evacuate(sim, {host})
+    sim.failed_hosts.append({'host': host, 'evacuated': [
+        m['server'] for m in sim.moves[moves_at:]], 'stayed': stayed})
     return 0

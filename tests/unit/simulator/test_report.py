@@ -76,5 +76,46 @@ def test_moves_repairs_and_stack_audits():
     assert ('Stack app audit: violated\n'
             '  stack.group (group): anti-affinity:rack: violated\n'
             '    VIOLATION rack-1 holds 2 of max 1') in table
-    assert table.endswith('1 requests, 0 servers placed, 0 failed, '
-                          '1 moved, 0.1 s')
+    assert table.endswith('1 request, 0 servers placed, 0 failed boots, '
+                          '1 moved, 0 refused moves, 1 of 2 repairs done, '
+                          '0.1 s')
+
+
+def test_a_move_to_a_named_host_names_only_the_hosts_that_matter():
+    refused = _failure('db-2', 'No valid host', {
+        f'h{i}': ['not the requested host'] for i in range(1, 8)})
+    refused['rejections']['h6'] = ['anti-affinity:rack: rack-3 holds 1']
+    refused['why'] = 'migrate'
+    result = _result([refused])
+    result['moves'] = []
+    table = report.to_table(result)
+    assert ('FAILED to migrate db-2: No valid host\n'
+            '  h6: anti-affinity:rack: rack-3 holds 1\n'
+            '  (6 other hosts: not the requested host)') in table
+    assert table.endswith('0 failed boots, 0 moved, 1 refused move, 0.1 s')
+
+
+def test_servers_at_the_end():
+    result = _result([])
+    result['servers'] = [
+        {'server': 'a', 'host': 'h2', 'domains': {'rack': 'r1'},
+         'first': 'h1', 'running': True, 'deleted': False,
+         'moves': [{'to': 'h3', 'why': 'migrate'},
+                   {'to': 'h2', 'why': 'repair'}]},
+        {'server': 'b', 'host': None, 'domains': {}, 'first': 'h4',
+         'running': False, 'deleted': True, 'moves': []},
+        {'server': 'c', 'host': None, 'domains': {}, 'first': None,
+         'running': False, 'deleted': False, 'moves': []}]
+    result['failed_hosts'] = [{'host': 'h1', 'evacuated': ['a'],
+                               'stayed': ['d', 'e']}]
+    lines = report.to_table(result).splitlines()
+    assert lines[:6] == [
+        'Servers at the end',
+        '  server  host  rack  notes',
+        '  ------  ----  ----  ' + '-' * 49,
+        '  a       h2    r1    running before; h1 -> h3 (migrate) -> h2 '
+        '(repair)',
+        '  b       -     -     deleted',
+        '  c       -     -     no host']
+    assert ('Host h1 failed: 1 server evacuated, d, e stayed on it (no host '
+            'took them)') in lines
