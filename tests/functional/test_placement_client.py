@@ -6,16 +6,22 @@ from nova_scoped_policies.placement import client as pc
 from tests import placement_fixtures as pf
 
 
+def _from_conf(tmp_path, fixture):
+    """A client of ``fixture`` from a [placement] section, as our tools
+    make it."""
+    path = tmp_path / 'tool.conf'
+    path.write_text('[placement]\nauth_type = none\n'
+                    f'endpoint_override = {fixture.endpoint}\n')
+    conf = cfg.ConfigOpts()
+    conf([], default_config_files=[str(path)])
+    return pc.PlacementClient.from_conf(conf)
+
+
 def test_from_conf_loads_keystoneauth_options(tmp_path):
     fixture = pf.FakePlacementFixture()
     fixture.setUp()
     try:
-        path = tmp_path / 'tool.conf'
-        path.write_text('[placement]\nauth_type = none\n'
-                        f'endpoint_override = {fixture.endpoint}\n')
-        conf = cfg.ConfigOpts()
-        conf([], default_config_files=[str(path)])
-        client = pc.PlacementClient.from_conf(conf)
+        client = _from_conf(tmp_path, fixture)
         assert client.adapter.service_type == 'placement'
         assert client.check_version() == '1.39'
         client.create_provider('h1', '00000000-0000-4000-8000-000000000001')
@@ -52,12 +58,7 @@ def test_keep_connections_for_calls_from_many_threads(tmp_path):
     fixture = pf.FakePlacementFixture()
     fixture.setUp()
     try:
-        path = tmp_path / 'tool.conf'
-        path.write_text('[placement]\nauth_type = none\n'
-                        f'endpoint_override = {fixture.endpoint}\n')
-        conf = cfg.ConfigOpts()
-        conf([], default_config_files=[str(path)])
-        client = pc.PlacementClient.from_conf(conf)
+        client = _from_conf(tmp_path, fixture)
         client.keep_connections(16)
         adapters = client.adapter.session.session.adapters
         assert {type(a) for a in adapters.values()} == {
