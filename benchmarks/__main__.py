@@ -1,17 +1,19 @@
 """``python -m benchmarks [all|filters|request_filters|simulator|
-concurrency|stacks|repair|resilience] [args]``.
+concurrency|stacks|repair|resilience|export] [args]``.
 
-``all`` (the default) runs every suite in turn (P1 to P6) and prints each
-figure with its ratio; ``--quick`` there shortens P1, P3, P5, P6 and P7.
+``all`` (the default) runs every suite in turn (P1 to P8) and prints each
+figure with its ratio; ``--quick`` there shortens P1, P3, P5, P6, P7 and
+P8.
 """
 
 import importlib
 import sys
 
 SUITES = ('filters', 'request_filters', 'simulator', 'concurrency',
-          'stacks', 'repair', 'resilience')
+          'stacks', 'repair', 'resilience', 'export')
 # the suites that take --quick
-QUICK = ('filters', 'simulator', 'stacks', 'repair', 'resilience')
+QUICK = ('filters', 'simulator', 'stacks', 'repair', 'resilience',
+         'export')
 
 
 def _main(name):

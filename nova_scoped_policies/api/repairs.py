@@ -171,23 +171,53 @@ def _servers(placement: pc.PlacementClient, ids: typing.Iterable[str],
     migrations) are left out."""
     found = {}
     for sid in sorted(set(ids)):
-        body = placement.request(
-            'GET', f'/allocations/{sid}',
-            version=CONSUMER_TYPES if instances_only else None).json()
-        data = body['allocations']
-        if not data or (instances_only and
-                        body.get('consumer_type') in NOT_SERVERS):
-            continue
-        resources: typing.Dict[str, int] = {}
-        host = None
-        for rp_uuid in sorted(data):
-            host = host or names.get(rp_uuid)
-            for rc, n in data[rp_uuid]['resources'].items():
-                resources[rc] = resources.get(rc, 0) + n
-        if host is not None:
-            found[sid] = repair_service.Server(
-                sid, host, resources, body.get('project_id', ''))
+        server = consumer(placement, sid, names, instances_only)
+        if server is not None:
+            found[sid] = server
     return found
+
+
+def consumer(placement: pc.PlacementClient, sid: str,
+             names: typing.Mapping[str, str], instances_only: bool = False
+             ) -> typing.Optional[repair_service.Server]:
+    """One consumer as a server that runs (one ``GET
+    /allocations/{consumer}``), or None: it has no allocations, none on
+    a provider of ``names``, or (``instances_only``) it is no instance.
+
+    :param names: provider uuid -> the name of the host it is part of.
+    """
+    body = placement.request(
+        'GET', f'/allocations/{sid}',
+        version=CONSUMER_TYPES if instances_only else None).json()
+    data = body['allocations']
+    if not data or (instances_only and
+                    body.get('consumer_type') in NOT_SERVERS):
+        return None
+    return server(sid, {rp: d['resources'] for rp, d in data.items()},
+                  names, body.get('project_id', ''))
+
+
+def server(sid: str,
+           allocations: typing.Mapping[str, typing.Mapping[str, int]],
+           names: typing.Mapping[str, str], project: str
+           ) -> typing.Optional[repair_service.Server]:
+    """A consumer's allocations as a server that runs: on the host of the
+    first of its providers (by uuid) with one, using what they add up to
+    (None when no provider has a host).
+
+    :param allocations: provider uuid -> resource class -> amount.
+    :param names: provider uuid -> the name of the host it is part of.
+    :param project: the consumer's project.
+    """
+    resources: typing.Dict[str, int] = {}
+    host = None
+    for rp_uuid in sorted(allocations):
+        host = host or names.get(rp_uuid)
+        for rc, n in allocations[rp_uuid].items():
+            resources[rc] = resources.get(rc, 0) + n
+    if host is None:
+        return None
+    return repair_service.Server(sid, host, resources, project)
 
 
 def _host(placement: pc.PlacementClient, rp: str, name: str

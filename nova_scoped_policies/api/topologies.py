@@ -31,21 +31,23 @@ def hosts_by_aggregate(aggregates: typing.Mapping[str, typing.Iterable[str]]
 
 
 def with_hosts(store, placement,
-               scopes: typing.Optional[typing.AbstractSet[str]] = None
-               ) -> topo.Topology:
+               scopes: typing.Optional[typing.AbstractSet[str]] = None,
+               each: typing.Callable = map) -> topo.Topology:
     """The stored scopes with every host of their aggregates (one ``GET
     /resource_providers?member_of=in:AGG`` per aggregate).
 
     :param store: the policy store.
     :param placement: the Placement client.
     :param scopes: the scopes whose hosts to read (default: all).
+    :param each: how the aggregates' reads are made: ``map`` (one at a
+        time) or a thread pool's ``map``.
     :raises nova_scoped_policies.placement.client.PlacementError:
     """
     records = store.list_scopes()
-    by_aggregate = {}
-    for record in records:
-        if scopes is None or record.name in scopes:
-            for aggregate in record.aggregates:
-                by_aggregate[aggregate] = hosts_mod.hosts_in(placement,
-                                                             [aggregate])
+    aggregates = sorted({aggregate for record in records
+                         if scopes is None or record.name in scopes
+                         for aggregate in record.aggregates})
+    by_aggregate = dict(zip(aggregates, each(
+        lambda aggregate: hosts_mod.hosts_in(placement, [aggregate]),
+        aggregates)))
     return topo.from_scope_records(records, by_aggregate)

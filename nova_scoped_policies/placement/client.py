@@ -134,6 +134,23 @@ class PlacementClient:
                                  _detail(resp))
         return resp
 
+    def keep_connections(self, connections: int) -> None:
+        """Keep up to ``connections`` connections to Placement open, for
+        as many calls at once from as many threads (requests keeps 10 per
+        host and closes any more after each call, with a warning).
+
+        :param connections: the most calls made at once.
+        """
+        http = getattr(self.adapter.session, 'session', None)
+        for adapter in getattr(http, 'adapters', {}).values():
+            if getattr(adapter, '_pool_maxsize', connections) < connections:
+                adapter.poolmanager.clear()
+                # the adapter's own pool set-up (keystoneauth1's keeps its
+                # TCP keep-alive), with room for ``connections``
+                adapter.init_poolmanager(adapter._pool_connections,
+                                         connections,
+                                         block=adapter._pool_block)
+
     def _json(self, method, url, body=None, **kwargs):
         resp = self.request(method, url, body, **kwargs)
         return resp.json() if resp.content else None
@@ -170,16 +187,22 @@ class PlacementClient:
         return self._json('GET', f'/resource_providers/{uuid}')
 
     def list_providers(self, member_of: typing.Iterable[str] = (),
-                       name: typing.Optional[str] = None
+                       name: typing.Optional[str] = None,
+                       required: typing.Iterable[str] = ()
                        ) -> typing.List[dict]:
         """``GET /resource_providers``, filtered.
 
         :param member_of: each value one ``member_of`` parameter.
         :param name: only the provider of this name.
+        :param required: only the providers with these traits (``!T``:
+            without T).
         """
         params = [('member_of', value) for value in member_of]
         if name is not None:
             params.append(('name', name))
+        required = list(required)
+        if required:
+            params.append(('required', ','.join(required)))
         query = '&'.join(f'{k}={v}' for k, v in params)
         url = '/resource_providers' + (f'?{query}' if query else '')
         return self._json('GET', url)['resource_providers']

@@ -15,10 +15,13 @@ lose.
 """
 
 import collections
+import datetime
 import json
 import re
+from unittest import mock
 
 from nova_scoped_policies.placement import fake
+from nova_scoped_policies.placement import holds
 from nova_scoped_policies.simulator import fast
 from nova_scoped_policies.simulator import scenario as sc
 from tests.functional import test_repairs
@@ -202,6 +205,56 @@ class ExportTest(stack_boots.StackCloud):
             self.assertIn(f'no legal host for {unplaced}',
                           case['groups']['g'][0])
         self.assertEqual(set(self.RACKS), set(sweep['headroom']))
+
+    def test_the_export_reads_placement_a_bounded_number_of_times(self):
+        """Two reads per resource provider (inventories, allocations),
+        one per trait in use and one per scope aggregate: none per
+        server Nova lists, none more per host. A consumer Nova does not
+        list (a stack's hold here) is read alone, and left out: it is no
+        server."""
+        h31 = self._get_provider_uuid_by_host('h31')
+        decision = {'s1': (h31, {'VCPU': 1, 'MEMORY_MB': 256})}
+        hold = holds.write(self.placement_client, holds.new(
+            decision, self.project, 'u', datetime.datetime(2100, 1, 1)),
+            decision).consumers['s1']
+        calls = []
+        request = self.placement_client.request
+
+        def counted(method, url, *args, **kwargs):
+            calls.append((method, url))
+            return request(method, url, *args, **kwargs)
+
+        with mock.patch.object(self.placement_client, 'request', counted):
+            document = self.export()
+        providers = [p['uuid'] for p in self.placement_client.list_providers()]
+        traits = request('GET', '/traits?associated=true').json()['traits']
+        self.assertEqual(5, len(providers))
+        # nova-compute's traits: one listing each, whatever the hosts
+        self.assertIn('COMPUTE_NODE', traits)
+        kinds = collections.Counter()
+        for method, url in calls:
+            self.assertEqual('GET', method, url)
+            path, _, query = url.partition('?')
+            for rp in providers:
+                path = path.replace(rp, '{uuid}')
+            path = path.replace(hold, '{hold}')
+            kinds[path, query.partition('=')[0]] += 1
+        self.assertEqual({
+            ('/resource_providers', ''): 1,
+            ('/resource_providers', 'member_of'): len(self.RACKS),
+            ('/traits', 'associated'): 1,
+            ('/resource_providers', 'required'): len(traits),
+            ('/resource_providers/{uuid}/inventories', ''): len(providers),
+            ('/resource_providers/{uuid}/allocations', ''): len(providers),
+            ('/allocations/{hold}', ''): 1,
+        }, dict(kinds))
+        self.assertEqual(8, len(document['servers']))
+        self.assertNotIn(hold, json.dumps(document))
+        # every trait a host has, written
+        written = next(h for h in document['hosts'] if h['name'] == 'h31')
+        self.assertEqual(sorted(request(
+            'GET', f'/resource_providers/{h31}/traits').json()['traits']),
+            written['traits'])
 
     def test_nova_is_read_page_by_page(self):
         nova = self.nova_client()
