@@ -42,9 +42,12 @@ from nova_scoped_policies.simulator import sweep_worker as worker
 IN_PROCESS_BELOW = 8
 """Sweeps of fewer cases run in this process: starting workers would take
 longer than the cases."""
-TASKS_PER_WORKER = 4
-"""Cases go out in about this many tasks per worker: small enough to
-share the work out evenly, and a lost worker's retry is short."""
+TASKS_PER_WORKER = 16
+"""Cases go out in about this many tasks per worker: cases differ in cost
+many times over (a rack whose failure strands servers costs the reasons
+of every host for each), so small tasks share the work out evenly; a
+task costs the scheduler a few milliseconds, and a lost worker's retry
+is short."""
 CONNECT_TIMEOUT = 20.0
 """Seconds to reach a ``--scheduler`` address before giving up."""
 
