@@ -15,6 +15,7 @@ service checks against Placement's consumer records.
 Placement process (its configuration in ``$OS_PLACEMENT_CONFIG_DIR``).
 """
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -131,6 +132,10 @@ class Trial:
 
     def start(self) -> None:
         """Start Placement, then the policy API on a fresh store."""
+        if importlib.util.find_spec('placement') is None:
+            raise StartError('try runs a real Placement: pip install '
+                             'openstack-placement (tools/try-service.sh '
+                             'makes a virtualenv with it)')
         _check_free(self.placement_port, '--placement-port')
         _check_free(self.port, '--port')
         with open(self._path('placement.conf'), 'w') as conf:

@@ -22,17 +22,19 @@ worker); every case gives the same outcome wherever it runs, so the
 report is the same with any number of workers.
 
 A sweep of fewer than :data:`IN_PROCESS_BELOW` cases, ``--workers 0``, a
-machine that lets this process use one core, and a simulation on a real
-Placement (``--placement-url``: workers cannot rebuild it) run in this
-process instead.
+machine that lets this process use one core, a simulation on a real
+Placement (``--placement-url``: workers cannot rebuild it) and a process
+whose threads eventlet patched run in this process instead.
 """
 
+import concurrent.futures
 import contextlib
 import importlib.util
 import dataclasses
 import logging
 import math
 import os
+import sys
 import typing
 import uuid
 
@@ -92,8 +94,20 @@ def check(options: Options) -> None:
         raise Unreachable('workers need Dask: pip install '
                           '"nova-scoped-policies[sweep]" (or --workers 0)')
     if options.scheduler is not None:
-        with _client(options, 0):
-            pass
+        _apart(_reach, options)
+
+
+def _reach(options: Options) -> None:
+    with _client(options, 0):
+        pass
+
+
+def _green() -> bool:
+    """Whether eventlet has patched this process's threads (nova's test
+    harness does): Dask's event loops cannot run beside each other
+    there, so its sweeps run in the process."""
+    patcher = sys.modules.get('eventlet.patcher')
+    return bool(patcher and patcher.is_monkey_patched('thread'))
 
 
 def cores() -> int:
@@ -112,7 +126,7 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
     request = sim.scenario.requests[index][1]
     sim.progress.phase('cases', len(cases))
     workers = cores() if options.workers is None else options.workers
-    if not options.portable or options.scheduler is None and (
+    if not options.portable or _green() or options.scheduler is None and (
             len(cases) < IN_PROCESS_BELOW or workers == 0
             or options.workers is None and (
                 workers == 1 or not available())):
@@ -124,12 +138,26 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
         # on write) instead of building it again
         worker.adopt(key, sim, request)
     try:
-        with _client(options, workers) as client:
-            return _on(client, key, None if options.scheduler is None
-                       else sim.scenario, index, options.engine, cases,
-                       sim.progress)
+        return _apart(_dask, options, workers, key, None
+                      if options.scheduler is None else sim.scenario,
+                      index, cases, sim.progress)
     finally:
         worker.forget(key)
+
+
+def _apart(fn, *args):
+    """``fn(*args)`` in a thread of its own: Dask's synchronous client
+    runs its event loop in the caller's thread, and refuses one that
+    already runs a loop (a notebook's, a test harness's)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        return thread.submit(fn, *args).result()
+
+
+def _dask(options: Options, workers: int, key: str, scenario, index: int,
+          cases, progress) -> typing.List[resilience.Outcome]:
+    with _client(options, workers) as client:
+        return _on(client, key, scenario, index, options.engine, cases,
+                   progress)
 
 
 def _here(sim, request, cases) -> typing.List[resilience.Outcome]:

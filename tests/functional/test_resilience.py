@@ -330,9 +330,13 @@ def dask_cluster(tmp_path):
             [os.path.join(BIN, 'dask'), 'worker', address, '--nworkers',
              '2', '--nthreads', '1', '--no-dashboard', '--memory-limit',
              '0'], stdout=logs, stderr=subprocess.STDOUT, cwd=ROOT))
-        import distributed
-        with distributed.Client(address, timeout=60) as client:
-            client.wait_for_workers(2, timeout=120)
+        # asked in a process of its own: this one may be patched by
+        # eventlet (nova's test harness), where Dask's client cannot run
+        subprocess.run([sys.executable, '-c', (
+            'import distributed, sys\n'
+            'with distributed.Client(sys.argv[1], timeout=60) as client:\n'
+            '    client.wait_for_workers(2, timeout=120)\n'), address],
+            check=True, timeout=240, capture_output=True)
         yield address
     finally:
         for process in reversed(started):

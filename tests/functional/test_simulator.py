@@ -119,7 +119,8 @@ def test_cli_json(capsys):
                                               'rack-anti-affinity.yaml'),
                      '--format', 'json']) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {'placements', 'failures', 'audit', 'stats'}
+    assert set(out) == {'placements', 'failures', 'audit', 'stats', 'final',
+                        'servers'}
     assert out['stats']['requests'] == 3 and out['stats']['placed'] == 6
 
 

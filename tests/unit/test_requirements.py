@@ -103,12 +103,14 @@ PARTS = {
     'joint': modules(f'{ROOT}.stacks'),
     'watcher': modules(f'{ROOT}.watcher'),
 }
-OPTIONAL = {'simulator': {'matplotlib', 'ortools', 'dask', 'distributed'},
-            'service': {'ortools'}}
+OPTIONAL = {'simulator': {'matplotlib', 'ortools', 'dask', 'distributed',
+                          'openstack-placement'},
+            'service': {'ortools', 'openstack-placement'}}
 """Imported only where a feature needs them: ``--plot`` and stacks answer
 a clear error naming the extra to install when they are missing;
 resilience sweeps run in the process without Dask unless workers are
-asked for (then the error names the extra)."""
+asked for (then the error names the extra); ``nova-scoped-policies-manage
+try`` runs openstack-placement, and says so when it is missing."""
 
 
 def test_scheduler_plugin_requires_exactly_what_it_imports():
