@@ -130,7 +130,7 @@ def run(sim, index: int, cases: typing.Sequence[typing.Tuple[str, ...]]
             len(cases) < IN_PROCESS_BELOW or workers == 0
             or options.workers is None and (
                 workers == 1 or not available())):
-        return _here(sim, request, cases)
+        return _here(sim, index, cases)
     key = f'{uuid.uuid4()}:{index}:{options.engine}'
     if options.scheduler is None:
         # a local cluster's workers are forked from this process once its
@@ -160,14 +160,13 @@ def _dask(options: Options, workers: int, key: str, scenario, index: int,
                    progress)
 
 
-def _here(sim, request, cases) -> typing.List[resilience.Outcome]:
-    failing = resilience.domains(sim.scenario, sim.aggregates.topology,
-                                 request.fail)
-    baseline = resilience.Baseline(sim, request.count == 1)
+def _here(sim, index: int, cases) -> typing.List[resilience.Outcome]:
+    """Every case in this process, on its own world (each told to the
+    progress bar as it ends)."""
+    world = worker.World.of('', sim, sim.scenario.requests[index][1])
     found = []
     for case in cases:
-        found += resilience.run_cases(sim, request, [case], failing,
-                                      baseline)
+        found += world.run(index, [case])
         sim.progress.advance()
     return found
 

@@ -43,6 +43,15 @@ class World:
     baseline: resilience.Baseline
     stack: typing.Optional[contextlib.ExitStack] = None
 
+    @classmethod
+    def of(cls, key: str, sim, request,
+           stack: typing.Optional[contextlib.ExitStack] = None) -> 'World':
+        """``sim``'s world for the sweep of ``request``: the failing
+        scope's domains and the baseline read from it now."""
+        return cls(key, sim, resilience.domains(
+            sim.scenario, sim.aggregates.topology, request.fail),
+            resilience.Baseline(sim, request.count == 1), stack)
+
     def run(self, index: int, chunk) -> typing.List[resilience.Outcome]:
         """The cases of ``chunk`` of the resilience request at
         ``index``."""
@@ -76,7 +85,7 @@ def adopt(key: str, sim, request) -> None:
     """
     global _WORLD
     forget(None)
-    _WORLD = _made(key, sim, request)
+    _WORLD = World.of(key, sim, request)
 
 
 def forget(key: typing.Optional[str]) -> None:
@@ -87,12 +96,6 @@ def forget(key: typing.Optional[str]) -> None:
         world, _WORLD = _WORLD, None
         if world.stack is not None:
             world.stack.close()
-
-
-def _made(key: str, sim, request, stack=None) -> World:
-    return World(key, sim, resilience.domains(
-        sim.scenario, sim.aggregates.topology, request.fail),
-        resilience.Baseline(sim, request.count == 1), stack)
 
 
 def _world(key: str, scenario, index: int, engine: str) -> World:
@@ -108,7 +111,7 @@ def _world(key: str, scenario, index: int, engine: str) -> World:
     try:
         sim = stack.enter_context(engines.simulation(scenario, engine))
         stack.enter_context(sim.before(index))
-        _WORLD = _made(key, sim, scenario.requests[index][1], stack)
+        _WORLD = World.of(key, sim, scenario.requests[index][1], stack)
     except BaseException:
         stack.close()
         raise
