@@ -10,6 +10,7 @@ import unittest
 from nova import objects
 
 from benchmarks import common
+from benchmarks import figures
 from nova_scoped_policies.scheduler.request_filters import base
 
 objects.register_all()
@@ -37,6 +38,74 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(0, targets.status())
         self.assertNotIn('MISSED', out.getvalue())
         self.assertIn('2.50x the figure before', out.getvalue())
+
+
+class KeyedTargetsTest(unittest.TestCase):
+    """A suite prints only the figures it declares (benchmarks/figures.py),
+    each under its key with what it is; a run of a declared kind fails
+    when one of its figures was not printed; a smoke run holds no time
+    target and every yes-or-no figure."""
+
+    def _targets(self, run):
+        out = io.StringIO()
+        return common.Targets(out, suite='repair', run=run), out
+
+    def _all_but(self, targets, left_out):
+        for key, figure in figures.of('repair').items():
+            if key == left_out or targets.run not in figure.runs:
+                continue
+            if key.endswith(('_repaired', '_no_more_moves_than_greedy')):
+                targets.require(key, True)
+            elif key.endswith('_planner_s'):
+                targets.check(key, 60.0, 10, better='lower')
+            else:
+                targets.figure(key, 1)
+
+    def test_a_line_says_the_key_the_value_and_what_it_is(self):
+        targets, out = self._targets(figures.FULL)
+        targets.figure('repair_5k_planner_moves', 50)
+        line = out.getvalue().strip()
+        self.assertTrue(line.startswith('repair_5k_planner_moves: 50 -- '))
+        self.assertIn("moves of the planner's plan", line)
+
+    def test_a_key_the_suite_does_not_declare_is_a_bug(self):
+        targets, _ = self._targets(figures.FULL)
+        for key in ('planner moves', 'sim_cloud_5k_whole_s'):
+            with self.assertRaises(KeyError):
+                targets.figure(key, 1)
+
+    def test_a_declared_figure_left_out_fails_the_run(self):
+        targets, out = self._targets(figures.SMOKE)
+        self._all_but(targets, 'repair_1k_greedy_s')
+        self.assertEqual(1, targets.status())
+        self.assertIn('MISSED repair_1k_greedy_s: not printed (declared '
+                      'for a smoke run)', out.getvalue())
+
+    def test_a_smoke_run_holds_no_time_target_and_every_check(self):
+        targets, out = self._targets(figures.SMOKE)
+        self._all_but(targets, None)
+        self.assertEqual(0, targets.status())
+        self.assertIn('repair_1k_planner_s: 60 s (target <= 10 s, ratio '
+                      '0.17; not held in a smoke run)', out.getvalue())
+        targets, out = self._targets(figures.SMOKE)
+        self._all_but(targets, 'repair_1k_repaired')
+        targets.require('repair_1k_repaired', False)
+        self.assertEqual(1, targets.status())
+        self.assertIn('MISSED repair_1k_repaired: False', out.getvalue())
+
+    def test_a_run_of_changed_sizes_is_held_to_no_list(self):
+        out = io.StringIO()
+        targets = common.Targets(out, suite='repair', run=None)
+        targets.figure('repair_2k_planner_moves', 3)
+        self.assertEqual(0, targets.status())
+        self.assertEqual('repair_2k_planner_moves: 3', out.getvalue().strip())
+
+    def test_keys_are_unique_and_say_what_they_are(self):
+        self.assertEqual(set(figures.SUITES),
+                         {f.suite for f in figures.FIGURES.values()})
+        for key, figure in figures.FIGURES.items():
+            self.assertEqual(key, figure.key)
+            self.assertTrue(figure.what and figure.runs, key)
 
 
 class ForbidAggregatesTest(unittest.TestCase):
