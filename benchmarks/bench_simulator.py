@@ -10,18 +10,25 @@ among the placements.
 
 1. As a user waits: ``nova-scoped-policies simulate`` as a whole process,
    start to exit (imports, parsing the scenario file, the world, every
-   boot, the report), with its peak memory, the scenario file written as
-   JSON (YAML's flow style, as a cloud's export): 5,000 hosts and 5,000
-   placements (target <= 5 s); 50,000 hosts, 1,250 racks, 40,000 servers
-   running and 500 groups receiving 10,000 more (target <= 60 s and
-   <= 2 GiB).
-2. In-process: every boot, world built and scheduler loaded (what a
-   long-running scheduler does per request), placements/s at 5,000 hosts
-   (target >= 2,500).
-3. The nova engine, which runs every host through nova's handlers and
-   Placement over HTTP, on the same world at 1,000 hosts: both engines
-   must decide alike, failures and their reasons included; each figure
-   above is also printed as a ratio to its placements/s.
+   boot, the report), with its peak memory (:func:`.common.launched`),
+   the scenario file written as JSON (YAML's flow style, as a cloud's
+   export): 5,000 hosts and 5,000 placements (target <= 5 s); 50,000
+   hosts, 1,250 racks, 40,000 servers running and 500 groups receiving
+   10,000 more (target <= 60 s and <= 2 GiB).
+2. The simulator in-process, in a fresh process of its own: every boot,
+   world built and scheduler loaded, the world frozen out of the garbage
+   collector's sight (``gc.freeze``) as ``simulate`` freezes it;
+   placements/s at 5,000 hosts (target >= 2,500). This is the
+   simulator's rate, not nova-scheduler's: nova-scheduler never freezes
+   its heap.
+3. The nova engine (nova's filter and weigher handlers over every host,
+   our filters, weighers and request filters, on the fake Placement
+   through wsgi-intercept) on the same world at 1,000 hosts, its heap not
+   frozen and the garbage collector as nova-scheduler leaves it: what
+   nova-scheduler's path costs per placement. Both engines must decide
+   alike, failures and their reasons included. Its rate is printed on
+   its own: the simulator's figures above are of other sizes, another
+   process and a frozen heap, so no ratio divides one by the other.
 
 Then the ``uniform`` world, named as such (hosts of one size, racks of
 consecutive hosts, ``anti-affinity:rack`` groups only, nothing running
@@ -29,11 +36,15 @@ before): the figures of issue #29, kept beside the others; and the same
 scenario at 200 hosts on the fake and on the real Placement
 (openstack-placement on SQLite, in-process): decisions must match.
 
-Every figure is printed with its ratio to its target and, where known, to
-the figure before this change (``BEFORE``); a figure that misses its
-target prints ``MISSED`` and the run exits 1. Run with
-``tools/benchmark.sh simulator`` (``--quick``: skip 50,000 hosts, the
-100,000-host uniform world and the nova engine).
+Every figure is printed under its key (:mod:`benchmarks.figures`) with
+its ratio to its target and, where known, to the figure before this
+change (``BEFORE``); a figure that misses its target prints ``MISSED``
+and the run exits 1. Run with ``tools/benchmark.sh simulator``
+(``--quick``: skip 50,000 hosts, the 100,000-host uniform world and the
+nova engine; ``--smoke``: the cloud world at 1,000 hosts once, the
+uniform one with requests of 5 as a user waits, the nova engine at 100
+hosts, the two Placements at 80: both checks of decisions held, no time
+target).
 """
 
 import argparse
@@ -50,7 +61,9 @@ import yaml
 
 warnings.simplefilter('ignore')
 
+from benchmarks.common import launched  # noqa: E402
 from benchmarks.common import Targets  # noqa: E402
+from benchmarks import figures  # noqa: E402
 from benchmarks import worlds  # noqa: E402
 from nova_scoped_policies.placement import fake  # noqa: E402
 from nova_scoped_policies.simulator import fast  # noqa: E402
@@ -59,26 +72,13 @@ from nova_scoped_policies.simulator import scenario as sc  # noqa: E402
 
 BEFORE = {
     # the landed code before the columns (ce038f3), 2-core machine
-    'whole_process_seconds_5000_hosts_cloud': 48.0,
-    'placements_per_second_5000_hosts_cloud': 109,
+    'sim_cloud_5k_whole_s': 48.0,
+    'sim_cloud_5k_inproc_rate': 109,
     # the figures of issue #29 (uniform world)
-    'whole_process_seconds_5000_hosts_requests_of_5_uniform': 3.7,
-    'whole_process_seconds_100000_hosts_uniform': 10.2,
-    'peak_mib_100000_hosts_uniform': 434,
+    'sim_uniform_5k_r5_whole_s': 3.7,
+    'sim_uniform_100k_whole_s': 10.2,
+    'sim_uniform_100k_peak_mib': 434,
 }
-_TIMED = """
-import resource, subprocess, sys, time
-start = time.perf_counter()
-status = subprocess.call(sys.argv[1:])
-seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-sys.stderr.write(f'{seconds} {peak}')
-sys.exit(status)
-"""
-"""Runs a command, then writes its seconds and peak memory (KiB): in a
-small process of its own, as the peak memory Linux reports for a child
-counts what its parent held when it forked it (the benchmark's process
-holds worlds of its own)."""
 UNIFORM_SHAPES = {5: (20, 50), 40: (25, 40)}
 """Requests of 5 and of 40 -> groups and members per group: 1,000
 placements at 5,000 hosts."""
@@ -119,29 +119,28 @@ def command(data, args, as_json=True):
             else:
                 yaml.dump(data, handle, Dumper=getattr(
                     yaml, 'CSafeDumper', yaml.SafeDumper))
-        proc = subprocess.run(
-            [sys.executable, '-c', _TIMED, sys.executable, '-m',
-             'nova_scoped_policies.cmd.main', args[0], path, '--format',
-             'json', *args[1:]], capture_output=True, check=False)
-    if proc.returncode:
-        raise RuntimeError(f'{args[0]} exited {proc.returncode}: '
-                           f'{proc.stderr[-2000:].decode()}')
-    seconds, peak = map(float, proc.stderr.split()[-2:])
-    return seconds, peak / 1024, json.loads(proc.stdout)
+        seconds, peak, proc = launched(
+            [sys.executable, '-m', 'nova_scoped_policies.cmd.main', args[0],
+             path, '--format', 'json', *args[1:]])
+    return seconds, peak, json.loads(proc.stdout)
 
 
-def boots(sim, scn, grouped_only=False):
+def boots(sim, scn, grouped_only=False, frozen=True):
     """Build the world, then time the boots (all, or with
     ``grouped_only`` those into groups, the others booted first).
 
+    :param frozen: as ``simulate`` runs (``runner.Simulation.run``): the
+        world frozen out of the garbage collector's sight before the
+        first boot, so that its full passes walk only what the boots
+        make. False: the collector as nova-scheduler leaves it, every
+        object of the world in its sight.
     :returns: the placements timed and their seconds.
     """
     sim.build()
     with sim.scheduler():
-        # what a long-running scheduler has done long ago: the hosts no
-        # longer weigh on the garbage collector's full passes
-        gc.collect()
-        gc.freeze()
+        if frozen:
+            gc.collect()
+            gc.freeze()
         try:
             requests = [r for _, r in scn.requests]
             if grouped_only:
@@ -155,7 +154,8 @@ def boots(sim, scn, grouped_only=False):
                 sim.boot(request)
             seconds = time.perf_counter() - start
         finally:
-            gc.unfreeze()
+            if frozen:
+                gc.unfreeze()
     return len(sim.placements) - before, seconds
 
 
@@ -192,8 +192,10 @@ def in_a_process(world, hosts, batch=5):
 
 
 def nova_engine(hosts):
-    """Both engines on the cloud world at ``hosts`` hosts, the nova one
-    on the embedded real Placement over HTTP.
+    """Both engines on the cloud world at ``hosts`` hosts: the fast one
+    as ``simulate`` runs it, the nova one on the embedded Placement (our
+    fake, through wsgi-intercept) with the garbage collector as
+    nova-scheduler leaves it (its heap not frozen).
 
     :returns: the nova engine's placements/s, and whether both reports
         are the same but for their timings.
@@ -205,7 +207,7 @@ def nova_engine(hosts):
     placement = embedded.EmbeddedPlacement()
     try:
         nova_sim = runner.Simulation(scn, placement.start())
-        placed, seconds = boots(nova_sim, scn)
+        placed, seconds = boots(nova_sim, scn, frozen=False)
     finally:
         placement.stop()
     same = (nova_sim.placements == fast_sim.placements
@@ -217,75 +219,71 @@ def _median(runs, at):
     return sorted(runs, key=lambda r: r[at])[len(runs) // 2]
 
 
-def _cloud(targets, args, nova_rate):
+def _cloud(targets, hosts, repeat, quick):
     """The cloud world's figures."""
-    def versus_nova(rate):
-        return (f'; {rate / nova_rate:.0f}x the nova engine\'s '
-                f'{nova_rate:.0f} placements/s at 1,000 hosts'
-                if nova_rate else '')
-
-    hosts = args.hosts
+    at = f'sim_cloud_{figures.size(hosts)}'
     data = document('cloud', hosts)
-    runs = [whole_process(data, as_json=True) for _ in range(args.repeat)]
+    runs = [whole_process(data, as_json=True) for _ in range(repeat)]
     seconds, peak, stats, failed = _median(runs, 0)
-    print(f'cloud world, {hosts} hosts, {stats["placed"]} placed, {failed} '
-          f'failed, as a user waits: {seconds:.2f} s (min '
-          f'{min(r[0] for r in runs):.2f} s), peak {peak:.0f} MiB '
-          f'(median of {args.repeat}){versus_nova(stats["placed"] / seconds)}')
-    name = f'whole_process_seconds_{hosts}_hosts_cloud'
-    targets.check(name, seconds, 5, better='lower', unit=' s',
-                  before=BEFORE.get(name))
-    runs = [in_a_process('cloud', hosts) for _ in range(args.repeat)]
+    print(f'cloud world, {hosts} hosts, as a user waits (median of '
+          f'{repeat}):', flush=True)
+    name = f'{at}_whole_s'
+    targets.check(name, seconds, 5, better='lower', before=BEFORE.get(name))
+    targets.figure(f'{at}_whole_min_s', min(r[0] for r in runs))
+    targets.figure(f'{at}_peak_mib', round(peak))
+    targets.figure(f'{at}_placed', stats['placed'])
+    targets.figure(f'{at}_failed', failed)
+    runs = [in_a_process('cloud', hosts) for _ in range(repeat)]
     rate, placed, failed, peak = _median(runs, 0)
-    print(f'cloud world, {hosts} hosts, in-process: {placed} placed, '
-          f'{failed} failed (median of {args.repeat})'
-          f'{versus_nova(rate)}')
-    name = f'placements_per_second_{hosts}_hosts_cloud'
+    print(f'cloud world, {hosts} hosts, the simulator in-process, world '
+          f'frozen: {placed} placed, {failed} failed (median of {repeat})')
+    name = f'{at}_inproc_rate'
     targets.check(name, rate, 2500, before=BEFORE.get(name))
-    if args.quick:
+    if quick:
         return
     big = 50000
     seconds, peak, stats, failed = whole_process(document('cloud', big),
                                                  as_json=True)
-    print(f'cloud world, {big} hosts, {stats["placed"]} placed, {failed} '
-          f'failed, as a user waits: {seconds:.1f} s, peak {peak:.0f} MiB'
-          f'{versus_nova(stats["placed"] / seconds)}')
-    targets.check(f'whole_process_seconds_{big}_hosts_cloud', seconds, 60,
-                  better='lower', unit=' s')
-    targets.check(f'peak_mib_{big}_hosts_cloud', peak, 2048,
-                  better='lower', unit=' MiB')
+    at = f'sim_cloud_{figures.size(big)}'
+    print(f'cloud world, {big} hosts, as a user waits:', flush=True)
+    targets.check(f'{at}_whole_s', seconds, 60, better='lower')
+    targets.check(f'{at}_peak_mib', peak, 2048, better='lower')
+    targets.figure(f'{at}_placed', stats['placed'])
+    targets.figure(f'{at}_failed', failed)
 
 
-def _uniform(targets, args):
-    """The uniform world's figures (issue #29's)."""
-    hosts = args.hosts
-    for batch in (5, 40):
+def _uniform(targets, hosts, repeat, quick, smoke=False):
+    """The uniform world's figures (issue #29's; ``smoke``: requests of 5
+    as a user waits only)."""
+    for batch in (5,) if smoke else (5, 40):
         groups, members = UNIFORM_SHAPES[batch]
         data = document('uniform', hosts, groups=groups, members=members,
                         batch=batch)
+        at = f'sim_uniform_{figures.size(hosts)}_r{batch}'
         seconds = _median([whole_process(data)
-                           for _ in range(args.repeat)], 0)[0]
-        name = (f'whole_process_seconds_{hosts}_hosts_requests_of_{batch}'
-                '_uniform')
-        targets.check(name, seconds, 2, better='lower', unit=' s',
+                           for _ in range(repeat)], 0)[0]
+        name = f'{at}_whole_s'
+        targets.check(name, seconds, 2, better='lower',
                       before=BEFORE.get(name))
+        if smoke:
+            continue
         rate = _median([in_a_process('uniform', hosts, batch)
-                        for _ in range(args.repeat)], 0)[0]
-        targets.check(f'placements_per_second_{hosts}_hosts_requests_of_'
-                      f'{batch}_uniform', rate, 2000 if batch == 40 else 1000)
-    if args.quick:
+                        for _ in range(repeat)], 0)[0]
+        targets.check(f'{at}_inproc_rate', rate,
+                      2000 if batch == 40 else 1000)
+    if quick:
         return
     big = 100000
     seconds, peak, stats, failed = whole_process(document(
         'uniform', big, groups=20, members=20))
     print(f'uniform world, {big} hosts, requests of 5, as a user waits: '
-          f'{stats["placed"]} placed, {failed} failed, {seconds:.2f} s, '
-          f'{peak:.0f} MiB')
-    for name, value, target, unit in (
-            (f'whole_process_seconds_{big}_hosts_uniform', seconds, 8, ' s'),
-            (f'peak_mib_{big}_hosts_uniform', peak, 450, ' MiB')):
-        targets.check(name, value, target, better='lower', unit=unit,
+          f'{failed} failed', flush=True)
+    at = f'sim_uniform_{figures.size(big)}'
+    for name, value, target in ((f'{at}_whole_s', seconds, 8),
+                                (f'{at}_peak_mib', peak, 450)):
+        targets.check(name, value, target, better='lower',
                       before=BEFORE.get(name))
+    targets.figure(f'{at}_placed', stats['placed'])
 
 
 def _placements(small):
@@ -306,11 +304,18 @@ def _placements(small):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--hosts', type=int, default=5000)
-    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--hosts', type=int, default=None,
+                        help='hosts of the cloud and uniform worlds '
+                        '(default 5,000; 1,000 with --smoke)')
+    parser.add_argument('--repeat', type=int, default=None,
+                        help='runs of each figure (default 3; 1 with '
+                        '--smoke)')
     parser.add_argument('--quick', action='store_true',
                         help='skip 50,000 and 100,000 hosts and the nova '
                         'engine')
+    parser.add_argument('--smoke', action='store_true',
+                        help='1,000 hosts once, the nova engine at 100 '
+                        'hosts: the decisions checked, no time target')
     parser.add_argument('--one', type=int, help=argparse.SUPPRESS)
     parser.add_argument('--batch', type=int, default=5,
                         help=argparse.SUPPRESS)
@@ -320,25 +325,36 @@ def main(argv=None):
     if args.one:
         _one(args.world, args.one, args.batch)
         return 0
-    targets = Targets()
-    nova_rate = None
+    smoke = args.smoke
+    hosts = args.hosts or (1000 if smoke else 5000)
+    repeat = args.repeat or (1 if smoke else 3)
+    quick = args.quick or smoke
+    run = (None if args.hosts else figures.SMOKE if smoke else
+           figures.QUICK if args.quick else figures.FULL)
+    targets = Targets(suite='simulator', run=run)
     if not args.quick:
         # nova's handlers weigh every host with each of its weighers for
-        # every instance, and Placement answers over HTTP: minutes
-        nova_rate, same = nova_engine(1000)
-        print(f'cloud world, 1000 hosts, engine nova: {nova_rate:.0f} '
-              'placements/s')
-        targets.require('fast_vs_nova_engine_decisions_match_cloud_1000',
-                        same)
+        # every instance: minutes at 1,000 hosts
+        engine_hosts = 100 if smoke else 1000
+        nova_rate, same = nova_engine(engine_hosts)
+        print(f'cloud world, {engine_hosts} hosts, the nova engine, heap '
+              'not frozen:', flush=True)
+        targets.figure(f'sim_nova_engine_{figures.size(engine_hosts)}_rate',
+                       nova_rate)
+        targets.require(
+            f'sim_engines_agree_cloud_{figures.size(engine_hosts)}', same)
     print('-- cloud world --', flush=True)
-    _cloud(targets, args, nova_rate)
+    _cloud(targets, hosts, repeat, quick)
     print('-- uniform world --', flush=True)
-    _uniform(targets, args)
-    small = sc.parse(document('uniform', 200, groups=10, members=10))
+    _uniform(targets, hosts, repeat, quick, smoke)
+    few, groups = (80, 4) if smoke else (200, 10)
+    small = sc.parse(document('uniform', few, groups=groups,
+                              members=groups))
     (fake_sim, fake_s), (real, real_s) = _placements(small)
-    print(f'200 hosts: fake Placement {fake_s:.2f} s, real Placement '
-          f'{real_s:.2f} s, {len(fake_sim.placements)} placements')
-    targets.require('fake_vs_real_decisions_match',
+    print(f'{few} hosts, {len(fake_sim.placements)} placements:')
+    targets.figure(f'sim_fake_placement_{few}_s', fake_s)
+    targets.figure(f'sim_real_placement_{few}_s', real_s)
+    targets.require(f'sim_fake_real_agree_uniform_{few}',
                     fake_sim.placements == real.placements
                     and fake_sim.failures == real.failures)
     return targets.status()
