@@ -19,7 +19,9 @@ wall time per boot of each, and ``ratio_boots_per_s_vs_nova`` (1.0 = as
 fast as nova) per number of schedulers against its target (>= 0.8);
 exits 1 with a ``MISSED`` line when a ratio misses it.
 
-Run with ``tools/benchmark.sh concurrency [--groups G] [--schedulers N]``.
+Every figure is printed under its key (:mod:`benchmarks.figures`). Run
+with ``tools/benchmark.sh concurrency [--groups G] [--schedulers N]``
+(``--smoke``: one group a path, one scheduler, no time target).
 """
 
 import argparse
@@ -33,6 +35,7 @@ warnings.simplefilter('ignore')
 from oslo_serialization import jsonutils  # noqa: E402
 
 from benchmarks.common import Targets  # noqa: E402
+from benchmarks import figures  # noqa: E402
 from tests.functional import test_concurrency  # noqa: E402
 
 RESULTS = {}
@@ -86,34 +89,42 @@ class _Bench(test_concurrency.ConcurrentBootsTest):
 
 def main(argv):
     parser = argparse.ArgumentParser(prog='bench_concurrency')
-    parser.add_argument('--groups', type=int, default=25,
+    parser.add_argument('--groups', type=int, default=None,
                         help='groups of 4 boots a path (default 25: 100)')
-    parser.add_argument('--schedulers', type=int, nargs='+', default=[1, 2],
+    parser.add_argument('--schedulers', type=int, nargs='+', default=None,
                         choices=(1, 2))
+    parser.add_argument('--smoke', action='store_true',
+                        help='one group a path, one scheduler, no time '
+                        'target')
     args = parser.parse_args(argv)
-    _Bench.GROUPS = args.groups
-    targets = Targets()
-    for schedulers in args.schedulers:
+    changed = args.groups is not None or args.schedulers is not None
+    _Bench.GROUPS = args.groups or (1 if args.smoke else 25)
+    schedulers_run = args.schedulers or ([1] if args.smoke else [1, 2])
+    targets = Targets(suite='concurrency', run=None if changed else (
+        figures.SMOKE if args.smoke else figures.FULL))
+    targets.figure('conc_boots_per_path', _Bench.GROUPS * 4)
+    for schedulers in schedulers_run:
         _Bench.SCHEDULERS = schedulers
         RESULTS.clear()
         result = unittest.TextTestRunner(
             stream=sys.stderr, verbosity=0).run(
             unittest.defaultTestLoader.loadTestsFromTestCase(_Bench))
-        if not targets.require(f'{schedulers}_scheduler(s)_ran',
-                               result.wasSuccessful()
+        at = f'conc_{schedulers}_sched'
+        if not targets.require(f'{at}_ran', result.wasSuccessful()
                                and len(RESULTS) == 2):
             continue
         rates = {}
-        for name, (boots, took, active) in RESULTS.items():
-            rates[name] = boots / took
+        for (name, (boots, took, active)), path in zip(RESULTS.items(),
+                                                       ('nova', 'ours')):
+            rates[path] = boots / took
             print(f'{schedulers} scheduler(s), {name:32s} {boots} boots in '
-                  f'{took:6.2f} s: {rates[name]:5.2f} boots/s, '
-                  f'{took / boots * 1000:6.0f} ms per boot, {active} ACTIVE')
-        nova, ours = rates.values()
-        print(f'added wall time per boot: '
-              f'{(1 / ours - 1 / nova) * 1000:.0f} ms')
-        targets.check(f'ratio_boots_per_s_vs_nova_{schedulers}_scheduler(s)',
-                      ours / nova, 0.8)
+                  f'{took:6.2f} s, {took / boots * 1000:6.0f} ms per boot')
+            targets.figure(f'{at}_{path}_boots_per_s', rates[path])
+            targets.figure(f'{at}_{path}_active', active)
+        nova, ours = rates['nova'], rates['ours']
+        targets.figure(f'{at}_added_ms_per_boot',
+                       (1 / ours - 1 / nova) * 1000)
+        targets.check(f'{at}_ratio', ours / nova, 0.8)
     return targets.status()
 
 

@@ -10,8 +10,9 @@ the first host the filters pass): moves used and seconds as a user waits
 for the plan. Targets: under 10 s, never more moves than greedy, every
 violation repaired.
 
-Run with ``tools/benchmark.sh repair`` (``--quick``: 1,000 hosts, 200
-groups).
+Every figure is printed under its key (:mod:`benchmarks.figures`). Run
+with ``tools/benchmark.sh repair`` (``--quick``: 1,000 hosts, 200 groups;
+``--smoke``: the same, the plan held to its checks, no time target).
 """
 
 import argparse
@@ -19,6 +20,8 @@ import random
 import sys
 import time
 
+from benchmarks.common import Targets
+from benchmarks import figures
 from nova_scoped_policies.policy import parse_document
 from nova_scoped_policies.repair import planner
 from nova_scoped_policies.topology import Topology
@@ -77,8 +80,14 @@ def world(rng, racks, per_rack, groups, broken):
 def main(argv=()):
     parser = argparse.ArgumentParser(prog='benchmarks repair')
     parser.add_argument('--quick', action='store_true')
+    parser.add_argument('--smoke', action='store_true',
+                        help='as --quick, with no time target')
     args = parser.parse_args(list(argv))
-    hosts, groups = (1000, 200) if args.quick else (5000, 1000)
+    small = args.quick or args.smoke
+    hosts, groups = (1000, 200) if small else (5000, 1000)
+    targets = Targets(suite='repair', run=(
+        figures.SMOKE if args.smoke else
+        figures.QUICK if args.quick else figures.FULL))
     racks = hosts // 40
     rng = random.Random(24)
     started = time.perf_counter()
@@ -87,26 +96,22 @@ def main(argv=()):
     found = planner.plan(problem)
     baseline = planner.greedy(problem)
     print(f'{hosts} hosts, {groups} groups of 5, {groups // 20} violating '
-          f'({len(found.before)} violations; world built in {built:.1f} s)')
-    print(f'  planner: {found.status}, {len(found.moves)} moves '
-          f'({sum(m.temporary for m in found.moves)} temporary), '
-          f'{found.seconds:.2f} s')
-    print(f'  greedy:  {baseline.status}, {len(baseline.moves)} moves, '
-          f'{baseline.seconds:.2f} s')
-    print(f'  moves planner : greedy = {len(found.moves)} : '
-          f'{len(baseline.moves)}; seconds '
-          f'{found.seconds / max(baseline.seconds, 1e-9):.2f}x greedy')
-    missed = []
-    if found.seconds >= 10:
-        missed.append(f'planning took {found.seconds:.1f} s (target < 10)')
-    if baseline.status == planner.REPAIRED and \
-            len(found.moves) > len(baseline.moves):
-        missed.append('more moves than greedy')
+          f'(world built in {built:.1f} s); planner: {found.status} '
+          f'({sum(m.temporary for m in found.moves)} temporary moves), '
+          f'greedy: {baseline.status}')
+    at = f'repair_{figures.size(hosts)}'
+    targets.figure(f'{at}_violations', len(found.before))
+    targets.figure(f'{at}_planner_moves', len(found.moves))
+    targets.figure(f'{at}_greedy_moves', len(baseline.moves))
+    targets.check(f'{at}_planner_s', found.seconds, 10, better='lower')
+    targets.figure(f'{at}_greedy_s', baseline.seconds)
     if found.status != planner.REPAIRED:
-        missed.append(f'not repaired: {found.reason}')
-    for line in missed:
-        print(f'  MISSED: {line}')
-    return 1 if missed else 0
+        print(f'  not repaired: {found.reason}')
+    targets.require(f'{at}_repaired', found.status == planner.REPAIRED)
+    targets.require(f'{at}_no_more_moves_than_greedy',
+                    baseline.status != planner.REPAIRED
+                    or len(found.moves) <= len(baseline.moves))
+    return targets.status()
 
 
 if __name__ == '__main__':

@@ -13,6 +13,8 @@
    (the figure its docstring quotes).
 
 Exits non-zero, with a ``MISSED`` line, when a figure misses its target.
+Every figure is printed under its key (:mod:`benchmarks.figures`);
+``--smoke``: 100 providers, 3 calls a figure, no time target.
 
 Run with ``tools/benchmark.sh request_filters``.
 """
@@ -30,6 +32,7 @@ from oslo_serialization import jsonutils  # noqa: E402
 
 from nova import objects  # noqa: E402
 from benchmarks.common import Targets  # noqa: E402
+from benchmarks import figures  # noqa: E402
 from benchmarks.common import timed  # noqa: E402
 from nova_scoped_policies import topology as topo  # noqa: E402
 from nova_scoped_policies.nova_seam import objects as seam_objects  # noqa: E402,E501
@@ -143,32 +146,37 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--repeat', type=int, default=20)
     parser.add_argument('--providers', type=int, default=2000)
+    parser.add_argument('--smoke', action='store_true',
+                        help='100 providers, 3 calls a figure, no time '
+                        'target')
     args = parser.parse_args(argv)
+    run = figures.SMOKE if args.smoke else figures.FULL
+    if args.smoke:
+        args.repeat, args.providers = 3, 100
+    elif (args.repeat, args.providers) != (20, 2000):
+        run = None
     objects.register_all()
     fa, sq, n_forbidden = per_request(args.repeat)
-    targets = Targets()
-    targets.check('forbidden_aggregates per request (1,000 aggregates, '
-                  'warm)', fa * 1e3, 1, better='lower', unit=' ms')
-    targets.check(f'scoped_policy_query per request (1,000 members, 500 '
-                  f'racks, {n_forbidden} forbidden)', sq * 1e3, 1,
-                  better='lower', unit=' ms')
+    targets = Targets(suite='request_filters', run=run)
+    targets.check('rf_forbidden_aggregates_ms', fa * 1e3, 1, better='lower')
+    print(f'scoped_policy_query: {n_forbidden} forbidden')
+    targets.check('rf_scoped_policy_query_ms', sq * 1e3, 1, better='lower')
     nova, seam = forbid_aggregates(args.repeat * 10)
-    print(f'forbid-aggregates (500): nova append_forbidden_aggregates '
-          f'{nova * 1e3:.3f} ms, nova_seam.objects.forbid_aggregates '
-          f'{seam * 1e3:.3f} ms per spec')
-    targets.require('direct_write_faster_than_nova', seam < nova)
+    targets.figure('rf_forbid_nova_ms', nova * 1e3)
+    targets.figure('rf_forbid_seam_ms', seam * 1e3)
+    targets.require('rf_direct_write_faster_than_nova', seam < nova)
     setup, res = real_placement(max(3, args.repeat // 4), args.providers)
     (n_all, t_all), (n_rack, t_rack) = res['without'], res['with']
-    print(f'real Placement, {args.providers} providers in 50 racks '
-          f'(built in {setup:.0f} s):')
-    print(f'  affinity:rack boot without query filter: {n_all} candidates, '
-          f'{t_all * 1e3:.1f} ms')
-    print(f'  affinity:rack boot with query filter:    {n_rack} candidates, '
-          f'{t_rack * 1e3:.1f} ms')
-    print(f'candidates_ratio: {n_all / max(n_rack, 1):.1f}')
-    print(f'latency_ratio: {t_all / t_rack:.1f}')
+    targets.figure('rf_placement_providers', args.providers)
+    targets.figure('rf_placement_setup_s', setup)
+    targets.figure('rf_candidates_without', n_all)
+    targets.figure('rf_latency_without_ms', t_all * 1e3)
+    targets.figure('rf_candidates_with', n_rack)
+    targets.figure('rf_latency_with_ms', t_rack * 1e3)
+    targets.figure('rf_candidates_ratio', n_all / max(n_rack, 1))
+    targets.figure('rf_latency_ratio', t_all / t_rack)
     # the query filter must narrow the candidates to the rack
-    targets.require('query_filter_narrows_candidates', n_rack < n_all)
+    targets.require('rf_query_filter_narrows_candidates', n_rack < n_all)
     return targets.status()
 
 
