@@ -30,8 +30,11 @@
 Each figure is printed with its ratio to its target and to the figure
 before #33 (:data:`BEFORE`), ``MISSED`` when it misses.
 
+Every figure is printed under its key (:mod:`benchmarks.figures`), and
+the peak memory of 10 x 10 at 50,000 hosts in a process of its own
+(``stacks_10x10_50k_peak_mib``, target <= 1 GiB: :func:`peak_memory`).
 Run with ``tools/benchmark.sh stacks`` (``--quick``: 50 stacks, 3 x 4
-once, no API case).
+once, no API case; ``--smoke``: 5 stacks, 3 x 4 once, no time target).
 """
 
 import argparse
@@ -42,7 +45,9 @@ import sys
 import time
 import uuid as uuidlib
 
+from benchmarks.common import launched
 from benchmarks.common import Targets
+from benchmarks import figures
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies.topology import Topology
@@ -291,15 +296,43 @@ def timed_runs(fn, repeat):
     return seconds[0], statistics.median(seconds), runs[-1][1]
 
 
+def peak_memory(count, size, hosts, limit):
+    """The peak memory (MiB) of a process of its own that builds the
+    varied world of ``hosts`` and decides ``count`` x ``size`` clusters
+    once, measured by the launcher P3 uses (:func:`.common.launched`)."""
+    _, peak, _ = launched([sys.executable, '-m', 'benchmarks.bench_stacks',
+                           '--one', str(count), str(size), str(hosts),
+                           str(limit)])
+    return peak
+
+
+def _one(count, size, hosts, limit):
+    """:func:`peak_memory`'s process: the world, one decision."""
+    world = varied(random.Random(hosts), hosts)
+    decision = solver.decide(clusters(count, size), world,
+                             time_limit=limit,
+                             workers=len(os.sched_getaffinity(0)))
+    return 0 if decision.feasible else 1
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog='benchmarks stacks')
     parser.add_argument('--quick', action='store_true')
+    parser.add_argument('--smoke', action='store_true',
+                        help='5 stacks, 3 x 4 once, no time target')
     parser.add_argument('--repeat', type=int, default=3,
                         help='runs of each timed case (min and median '
                         'printed; the median is held to the target)')
+    parser.add_argument('--one', nargs=4, type=float,
+                        help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    count = 50 if args.quick else 200
-    repeat = 1 if args.quick else args.repeat
+    if args.one:
+        count, size, hosts, limit = args.one
+        return _one(int(count), int(size), int(hosts), limit)
+    count = 5 if args.smoke else 50 if args.quick else 200
+    repeat = 1 if args.quick or args.smoke else args.repeat
+    run = (figures.SMOKE if args.smoke else figures.QUICK if args.quick
+           else figures.FULL if args.repeat == 3 else None)
     started = time.perf_counter()
     fitting, tried, greedy, joint = share(count)
     print(f'joint vs one at a time: {fitting} random stacks that fit (of '
@@ -307,9 +340,11 @@ def main(argv):
     print(f'  one at a time (nova order, soft weights then RAM) places '
           f'{greedy / fitting:.0%}; the joint decision places '
           f'{joint / fitting:.0%} (target 100%)')
-    targets = Targets()
-    targets.require('the joint decision places every fitting stack',
-                    joint == fitting)
+    targets = Targets(suite='stacks', run=run)
+    targets.figure('stacks_fitting', fitting)
+    targets.figure('stacks_one_at_a_time_share', 100 * greedy / fitting)
+    targets.figure('stacks_joint_share', 100 * joint / fitting)
+    targets.require('stacks_joint_places_every_fitting', joint == fitting)
     limit, workers = 10.0, len(os.sched_getaffinity(0))
     print(f'decisions on the varied world (six host sizes, a third with '
           f'{TRAIT}, every host partly used by servers already running, '
@@ -319,7 +354,7 @@ def main(argv):
     cases = [('3 x 4', 3, 4, 10000, 2.0), ('20 x 10', 20, 10, 10000, limit),
              ('50 x 4', 50, 4, 5000, limit),
              ('10 x 10', 10, 10, 50000, limit)]
-    if args.quick:
+    if args.quick or args.smoke:
         cases = cases[:1]
     for name, count, size, hosts, target in cases:
         world = varied(random.Random(hosts), hosts)
@@ -332,12 +367,16 @@ def main(argv):
             return time.perf_counter() - begun, decision
         fastest, median, decision = timed_runs(run, repeat)
         label = f'{name} at {hosts:,} hosts'
-        targets.require(f'{label} placed (min {fastest:.2f} s'
-                        f'{", optimal" if decision.optimal else ""})',
-                        decision.feasible)
-        targets.check(f'{label}, median seconds', median, target,
-                      better='lower', unit=' s', before=BEFORE.get(label))
-    if not args.quick:
+        key = f'stacks_{name.replace(" ", "")}_{figures.size(hosts)}'
+        print(f'{label}{", optimal" if decision.optimal else ""}:')
+        targets.require(f'{key}_placed', decision.feasible)
+        targets.check(f'{key}_median_s', median, target, better='lower',
+                      before=BEFORE.get(label))
+        targets.figure(f'{key}_min_s', fastest)
+    if not (args.quick or args.smoke):
+        targets.check('stacks_10x10_50k_peak_mib',
+                      peak_memory(10, 10, 50000, limit), 1024,
+                      better='lower')
         # the API's own share: the world read from Placement, the hold,
         # the record; the decision within the limit
         hosts = 2000
@@ -348,13 +387,13 @@ def main(argv):
         print(f'POST /stacks of 1,000 servers in 100 groups, soft policies '
               f'only, 256 soft relationships, at {hosts:,} hosts (our fake '
               f'Placement): {status}, min {fastest:.2f} s')
-        targets.require(f'{label} answered 201', status == 201)
+        targets.require('stacks_api_1000_answered_201', status == 201)
         if status == 201:
-            targets.check(f'{label}, its decision, seconds',
-                          body['stack']['seconds'], limit, better='lower',
-                          unit=' s')
-        targets.check(f'{label}, median seconds', median, 20.0,
-                      better='lower', unit=' s', before=BEFORE.get(label))
+            targets.check('stacks_api_1000_decision_s',
+                          body['stack']['seconds'], limit, better='lower')
+        targets.check('stacks_api_1000_median_s', median, 20.0,
+                      better='lower', before=BEFORE.get(label))
+        targets.figure('stacks_api_1000_min_s', fastest)
     return targets.status()
 
 
