@@ -24,7 +24,9 @@ report is the same with any number of workers.
 A sweep of fewer than :data:`IN_PROCESS_BELOW` cases, ``--workers 0``, a
 machine that lets this process use one core, a simulation on a real
 Placement (``--placement-url``: workers cannot rebuild it) and a process
-whose threads eventlet patched run in this process instead.
+whose threads eventlet patched run in this process instead. A
+``--scheduler`` is never replaced by this process: one that does not
+answer, or has no worker, is an error (:class:`Unreachable`).
 """
 
 import concurrent.futures
@@ -55,8 +57,8 @@ CONNECT_TIMEOUT = 20.0
 
 
 class Unreachable(Exception):
-    """The ``--scheduler`` address does not answer, or workers are asked
-    for without Dask installed."""
+    """The ``--scheduler`` address does not answer or has no worker, or
+    workers are asked for without Dask installed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,6 +187,15 @@ def _client(options: Options, workers: int):
             raise Unreachable(f'--scheduler {options.scheduler}: no Dask '
                               f'scheduler answers ({exc})') from None
         with client:
+            # a scheduler without workers would hold the tasks forever:
+            # an error, never a sweep run here instead
+            try:
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise Unreachable(
+                    f'--scheduler {options.scheduler}: no Dask worker '
+                    f'joined it within {CONNECT_TIMEOUT:g} s ({exc})'
+                ) from None
             yield client
         return
     import dask

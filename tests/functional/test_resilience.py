@@ -6,7 +6,9 @@ The sweeps run on real worker processes: a Dask ``LocalCluster`` of two
 (the command's ``--workers 2``), and a ``dask scheduler`` with a ``dask
 worker`` started as processes of their own; their reports must be the
 one the sweep gives in the process, whatever the workers, even when a
-worker dies mid-sweep.
+worker dies mid-sweep. The remote workers' own task records show that
+they ran the cases, and a scheduler with no worker is an error, never a
+sweep run in the command's process instead.
 """
 
 import json
@@ -348,9 +350,77 @@ def dask_cluster(tmp_path):
         logs.close()
 
 
+RAN = """
+import distributed, json, sys
+
+
+def ran(dask_worker):
+    # the worker's own transition log: the tasks it ran to the end
+    return [entry[0] for entry in dask_worker.state.log
+            if len(entry) > 2 and entry[1:3] == ('executing', 'memory')
+            and str(entry[0]).startswith('cases-')]
+
+
+with distributed.Client(sys.argv[1], timeout=60) as client:
+    print(json.dumps({address: {'pid': found[0], 'tasks': found[1]}
+                      for address, found in client.run(
+                          lambda dask_worker: (__import__('os').getpid(),
+                                               ran(dask_worker))).items()}))
+"""
+"""Prints, for each worker of a Dask scheduler, its process id and the
+sweep tasks (:func:`.sweep_worker.cases`) its own records show it ran:
+asked in a process of its own (this one may be patched by eventlet)."""
+
+
+def ran_on(address):
+    done = subprocess.run([sys.executable, '-c', RAN, address],
+                          capture_output=True, text=True, timeout=240,
+                          check=True)
+    return json.loads(done.stdout)
+
+
 def test_a_running_dask_cluster_answers_the_same(tmp_path, here,
                                                  dask_cluster):
+    before = ran_on(dask_cluster)
+    assert len(before) == 2, before  # its two workers, no task run yet
+    assert not any(w['tasks'] for w in before.values()), before
     assert sweep_of(tmp_path, '--scheduler', dask_cluster) == here
+    # the remote workers ran the cases: their own task records hold the
+    # sweep's 12 one-case tasks (12 cases, 2 workers: tasks of one case),
+    # and they are not this process nor the command's
+    workers = ran_on(dask_cluster)
+    tasks = [t for w in workers.values() for t in w['tasks']]
+    assert len(set(tasks)) == 12, workers
+    assert os.getpid() not in {w['pid'] for w in workers.values()}
+
+
+@pytest.fixture
+def workerless(tmp_path):
+    """A ``dask scheduler`` that no worker joins."""
+    port = _free_port()
+    with open(tmp_path / 'dask.log', 'w') as logs:
+        process = subprocess.Popen(
+            [os.path.join(BIN, 'dask'), 'scheduler', '--host', '127.0.0.1',
+             '--port', str(port), '--no-dashboard'],
+            stdout=logs, stderr=subprocess.STDOUT)
+        try:
+            yield f'tcp://127.0.0.1:{port}'
+        finally:
+            process.terminate()
+            process.wait(30)
+
+
+def test_a_scheduler_without_workers_exits_2_and_runs_nothing_here(
+        tmp_path, workerless):
+    """No fallback: with no worker to run them, the cases are not run in
+    the command's own process; the command says why, with no report."""
+    status, out, err = run(tmp_path, ha_world(), '--fail', 'host',
+                           '--scheduler', workerless, '--format', 'json',
+                           command='resilience', check=False)
+    assert status == 2 and not out, (status, out, err)
+    assert err.startswith(f'error: --scheduler {workerless}: no Dask '
+                          'worker joined it within 20 s'), err
+    assert len(err.splitlines()) == 1, err
 
 
 def test_a_scheduler_that_does_not_answer_exits_2(tmp_path):
