@@ -8,9 +8,9 @@ notifications. Both schedulers keep the aggregates an hour
 (``aggregate_refresh_interval = 3600``) and have loaded them (each took
 boots) before an operator reserves rack-1 for a trait through nova-api:
 each scheduler's listener receives the notification (its log says so),
-and the next boots, whichever scheduler takes them, keep out of rack-1
-(``enable_forbidden_aggregates_filter``). Without the notification they
-would still see rack-1 as free for an hour.
+and the next boots, which both schedulers take (their logs count them),
+keep out of rack-1 (``enable_forbidden_aggregates_filter``). Without the
+notification they would still see rack-1 as free for an hour.
 """
 
 import subprocess
@@ -62,6 +62,20 @@ def _warm(deployed, prefix):
         booted += 2
 
 
+def _boot_on_every_scheduler(deployed, prefix, batch=8, most=32):
+    """Boot ``batch`` servers at a time until every scheduler process
+    has taken some of them (``most`` at most): (every server booted, the
+    boot requests each scheduler took)."""
+    before = deployed.scheduled_by()
+    servers = []
+    while True:
+        servers += _boot(deployed, [f'{prefix}-{len(servers) + i}'
+                                    for i in range(batch)])
+        took = {n: c - before[n] for n, c in deployed.scheduled_by().items()}
+        if all(took.values()) or len(servers) >= most:
+            return servers, took
+
+
 def _wait(what, until):
     deadline = time.monotonic() + TIMEOUT
     while not until():
@@ -93,12 +107,14 @@ def test_every_scheduler_hears_an_aggregate_change_at_once(deployed):
     for name in schedulers:
         _wait(f'heard by {name}', lambda: HEARD in deployed.log(name))
 
-    before = deployed.scheduled_by()
-    servers = _boot(deployed, [f'after-{i}' for i in range(8)])
-    took = {n: c - before[n] for n, c in deployed.scheduled_by().items()}
+    # both schedulers take some of the next boots (RabbitMQ hands the
+    # scheduler topic's requests round the consumers), and every boot
+    # keeps out of rack-1
+    servers, took = _boot_on_every_scheduler(deployed, 'after')
     hosts = [s['OS-EXT-SRV-ATTR:host'] for s in servers]
     assert all(s['status'] == 'ACTIVE' for s in servers), servers
     assert set(hosts) == {'h21'}, (hosts, took)
+    assert all(took.values()), f'boot requests per scheduler: {took}'
 
     # the reservation lifted: the next boots go to rack-1 again (the
     # emptier host), on whichever scheduler
