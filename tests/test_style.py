@@ -74,3 +74,26 @@ def test_no_import_goes_up_a_layer():
                             len(parts) > 1 and parts[1] in above:
                         found.append(f'{path}:{node.lineno}: {name}')
     assert not found, found
+
+
+SKIPS = ('importorskip', 'pytest.skip', 'mark.skip', 'unittest.skip',
+         'skipTest', 'skipIf', 'skipUnless', 'xfail')
+"""What would skip a test: a test whose requirement is missing (a declared
+requirement, a service) fails saying so instead."""
+
+
+def test_no_test_skips():
+    found = []
+    for top in ('tests', os.path.join('nova_scoped_policies', 'dashboard',
+                                      'tests')):
+        for folder, _, files in os.walk(os.path.join(ROOT, top)):
+            for name in files:
+                path = os.path.join(folder, name)
+                if not name.endswith('.py') or path == __file__:
+                    continue
+                with open(path, encoding='utf-8') as source:
+                    for number, line in enumerate(source, 1):
+                        found += [f'{os.path.relpath(path, ROOT)}:{number}: '
+                                  f'{word}' for word in SKIPS
+                                  if word in line]
+    assert not found, found

@@ -12,5 +12,7 @@ import os
 
 INSIDE = os.environ.get('NSP_WATCHER_PROCESS') == '1'
 
-collect_ignore = [] if INSIDE else ['fakes.py', 'test_engine.py',
-                                    'test_world.py']
+collect_ignore = (['test_own_process.py'] if INSIDE else
+                  ['fakes.py', 'test_engine.py', 'test_world.py'])
+"""Inside, the test that starts this process is not collected (rather
+than skipped: no test of ours skips, ``tests/test_style.py``)."""

@@ -5,15 +5,10 @@ import pathlib
 import subprocess
 import sys
 
-import pytest
-
-from tests.unit.watcher import conftest
-
 HERE = pathlib.Path(__file__).parent
 ROOT = HERE.parent.parent.parent
 
 
-@pytest.mark.skipif(conftest.INSIDE, reason='this is that process')
 def test_watcher_plugins_in_their_own_interpreter():
     done = subprocess.run(
         [sys.executable, '-m', 'pytest', str(HERE), '-q',
