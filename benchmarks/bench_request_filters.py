@@ -159,7 +159,7 @@ def main(argv=None):
     fa, sq, n_forbidden = per_request(args.repeat)
     targets = Targets(suite='request_filters', run=run)
     targets.check('rf_forbidden_aggregates_ms', fa * 1e3, 1, better='lower')
-    print(f'scoped_policy_query: {n_forbidden} forbidden')
+    print(f'scoped_policy_query with {n_forbidden} forbidden aggregates')
     targets.check('rf_scoped_policy_query_ms', sq * 1e3, 1, better='lower')
     nova, seam = forbid_aggregates(args.repeat * 10)
     targets.figure('rf_forbid_nova_ms', nova * 1e3)

@@ -347,11 +347,14 @@ def main(argv=None):
     _cloud(targets, hosts, repeat, quick)
     print('-- uniform world --', flush=True)
     _uniform(targets, hosts, repeat, quick, smoke)
-    few, groups = (80, 4) if smoke else (200, 10)
-    small = sc.parse(document('uniform', few, groups=groups,
-                              members=groups))
+    # smoke: 2 racks, 4 groups of 6 in boots of 2 (at most 2 a rack: the
+    # third boot of each fails)
+    few, shape = ((80, {'groups': 4, 'members': 6, 'batch': 2}) if smoke
+                  else (200, {'groups': 10, 'members': 10}))
+    small = sc.parse(document('uniform', few, **shape))
     (fake_sim, fake_s), (real, real_s) = _placements(small)
-    print(f'{few} hosts, {len(fake_sim.placements)} placements:')
+    print(f'{few} hosts, {len(fake_sim.placements)} placements, '
+          f'{len(fake_sim.failures)} failed:')
     targets.figure(f'sim_fake_placement_{few}_s', fake_s)
     targets.figure(f'sim_real_placement_{few}_s', real_s)
     targets.require(f'sim_fake_real_agree_uniform_{few}',

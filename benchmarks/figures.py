@@ -448,9 +448,10 @@ SUITES = ('filters', 'request_filters', 'simulator', 'concurrency',
 PREFIXES = ('filters_', 'rf_', 'sim_', 'conc_', 'stacks_', 'repair_',
             'res_', 'export_')
 """What every key of each suite starts with."""
-KEY = r'(?:filters|rf|sim|conc|stacks|repair|res|export_\d+k?)_[a-z0-9_]+'
+KEY = (r'(?:filters_(?:\d+k?|host)|rf|sim|conc|stacks|'
+       r'(?:repair|res|export)_\d+k?)_[a-z0-9_]+')
 """A word of the docs (in backquotes) that matches this names a figure
-(``export_workers``, an option, does not)."""
+(``export_workers`` and ``repair_time_limit``, options, do not)."""
 
 for _declare in (_filters, _request_filters, _simulator, _concurrency,
                  _stacks, _repair, _resilience, _export):
