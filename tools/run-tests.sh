@@ -3,8 +3,10 @@
 # (Heat's) and .venv-horizon (Horizon's and Keystone's) on a fresh machine,
 # installs the pinned dependencies and runs the whole suite with pytest:
 # unit and functional tests in the real nova-scheduler with a real
-# Placement, then the Heat resources with the real Heat engine (tests/heat,
-# in .venv-heat), then the dashboard: its view tests and its browser tests
+# Placement, then every benchmark at its smallest size with its correctness
+# checks (python -m benchmarks all --smoke: same verdicts as nova, engines
+# that agree...; no time target), then the Heat resources with the real
+# Heat engine (tests/heat, in .venv-heat), then the dashboard: its view tests and its browser tests
 # in Debian's chromium (tests/dashboard, in .venv-horizon; chromium and
 # chromium-driver are installed with apt-get when missing and we are root).
 # Fails if any part fails.
@@ -64,6 +66,9 @@ mkdir -p .test-artifacts
 (source tools/horizon-venv.sh) > .test-artifacts/horizon-venv.log 2>&1 &
 horizon_venv=$!
 "$NSP_VENV/bin/python" -m pytest --durations=20 tests || status=$?
+# every benchmark at its smallest size, with its correctness checks and no
+# time target: a benchmark that crashes or answers wrong fails CI
+"$NSP_VENV/bin/python" -m benchmarks all --smoke || status=$?
 source tools/heat-venv.sh
 "$NSP_HEAT_VENV/bin/python" -m pytest tests/heat || status=$?
 wait $horizon_venv || cat .test-artifacts/horizon-venv.log >&2
