@@ -90,10 +90,11 @@ class Targets:
     :param suite: the suite whose figures these are: a key it does not
         declare (:mod:`.figures`) is a bug, raised as ``KeyError``
         (None: any name, for the tests of this class).
-    :param run: ``full``, ``quick`` or ``smoke``: :meth:`status` then
-        also fails when a figure declared for that kind of run was not
-        printed; None (a run whose sizes were changed): undeclared keys
-        are printed as they are and no list is held.
+    :param run: ``full``, ``quick``, ``smoke`` or ``big``
+        (:data:`.figures.RUNS`): :meth:`status` then also fails when a
+        figure declared for that kind of run was not printed; None (a run
+        whose sizes were changed): undeclared keys are printed as they
+        are and no list is held.
     """
 
     def __init__(self, stream=None, suite: typing.Optional[str] = None,
