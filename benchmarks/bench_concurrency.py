@@ -15,8 +15,9 @@ With one scheduler, then two (``test_concurrency.two_schedulers``: two
 scheduler managers taking turns, each with its own memory of ours and its
 own tooz coordinator; Placement answers 0.05 s late for both paths).
 At least 100 boots a path (25 groups by default). Prints boots/s and the
-wall time per boot of each, and ``ratio_boots_per_s_vs_nova`` (1.0 = as
-fast as nova) per number of schedulers against its target (>= 0.8);
+wall time per boot of each, and ``conc_N_sched_ratio`` (ours / nova's
+boots/s, 1.0 = as fast as nova) per number of schedulers N against its
+target (>= 0.8);
 exits 1 with a ``MISSED`` line when a ratio misses it.
 
 Every figure is printed under its key (:mod:`benchmarks.figures`). Run
