@@ -1,5 +1,7 @@
 """What our host filters share: one pass over the hosts per instance."""
 
+import itertools
+import operator
 import typing
 
 from oslo_log import log as logging
@@ -12,6 +14,13 @@ from nova_scoped_policies.scheduler import state
 
 LOG = logging.getLogger(__name__)
 _LOGGED_REASONS = 5
+
+
+def _aggregates(hosts) -> typing.Set[typing.Any]:
+    """nova's aggregate objects of these host states, each once (C-level
+    passes: nova shares one object per aggregate among its hosts)."""
+    return set(itertools.chain.from_iterable(
+        map(operator.attrgetter('aggregates'), hosts)))
 
 
 class ScopedPolicyFilter(filters.BaseHostFilter):
@@ -54,6 +63,12 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
         checks = evaluation.checks_for(self.families, names)
         if not checks:
             return hosts
+        if state.states().as_nova_sees(spec_obj, lambda: (
+                _aggregates(hosts), set(names))):
+            evaluation = state.states().evaluation(spec_obj)
+            checks = evaluation.checks_for(self.families, names)
+            if not checks:
+                return hosts
         # one pass over the hosts per check (Check.rejected), then one
         # to keep the others, if any is rejected; reasons are worded only
         # for the log
