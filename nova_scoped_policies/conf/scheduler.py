@@ -227,12 +227,16 @@ Related options:
         default=200,
         min=1,
         help="""
-Most aggregate uuids one request filter adds to the Placement query.
+Most aggregate uuids the scoped-policy query filter adds to the Placement
+query for one constraint.
 
 Every uuid makes the ``GET /allocation_candidates`` URL 37 bytes longer, and
 web servers in front of Placement limit the request line (often 8 KiB).
-When a filter would add more, it adds none and leaves the work to the host
-filters. Raise it only if Placement's web server accepts longer URLs.
+When the filter would add more, it adds none and leaves the work to the host
+filters. Raise it only if Placement's web server accepts longer URLs. The
+forbidden-aggregates filter is not capped: no host filter would do its work,
+so it adds every aggregate reserved by a trait the request lacks, as nova's
+``isolate_aggregates`` does.
 """),
     cfg.StrOpt(
         STORE_DRIVER,

@@ -37,8 +37,10 @@ class ForbiddenAggregatesFilter(base.RequestFilter):
         requested = nova_utils.ResourceRequest.from_request_spec(
             request_spec).all_required_traits
         forbidden = index.forbidden(requested)
-        if forbidden and not base.too_many(self.name, 'forbidden traits',
-                                           forbidden):
+        # every one, however many (as nova's isolate_aggregates): no host
+        # filter would keep the request out of the others
+        # (max_query_aggregates caps the query filter only)
+        if forbidden:
             base.forbid_aggregates(request_spec, forbidden)
             LOG.debug('%(name)s added member_of=!in:%(aggs)s (request '
                       'requires %(traits)s)',
