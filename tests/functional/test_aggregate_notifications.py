@@ -107,7 +107,8 @@ def test_every_scheduler_hears_an_aggregate_change_at_once(deployed):
     servers = _boot(deployed, [f'after-{i}' for i in range(8)])
     took = {n: c - before[n] for n, c in deployed.scheduled_by().items()}
     hosts = [s['OS-EXT-SRV-ATTR:host'] for s in servers]
-    assert all(s['status'] == 'ACTIVE' for s in servers), servers
+    assert all(s['status'] == 'ACTIVE' for s in servers), [
+        (s['status'], s.get('fault', {}).get('message')) for s in servers]
     assert set(hosts) == {'h21'}, (hosts, took)
 
     # the reservation lifted: the next boots go to rack-1 again (the
