@@ -194,8 +194,9 @@ class RequestStates:
         if entry is None or entry.compared:
             return False
         entry.compared = True
+        behind = getattr(self.sources.aggregates, 'behind', None)
         context = seam_objects.request_context(spec_obj)
-        if not self.sources.aggregates.behind(context, view):
+        if behind is None or not behind(context, view):
             return False
         with self._lock:
             self._entries.pop(spec_obj, None)

@@ -75,7 +75,8 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
         if state.states().as_nova_sees(spec_obj, lambda: (
                 _aggregates(hosts), set(names))):
             evaluation = state.states().evaluation(spec_obj)
-            checks = evaluation.checks_for(self.families, names)
+            checks = evaluation.checks_for(self.families, names) \
+                if evaluation is not None else ()
             if not checks:
                 return hosts
         # one pass over the hosts per check (Check.rejected), then one

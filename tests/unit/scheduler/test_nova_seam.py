@@ -154,8 +154,8 @@ def test_hard_scoped_policies_fail_closed_without_the_seam(
     )] == ['h2']
 
 
-def test_without_the_seam_the_host_filters_isolate(seam, conf, install,
-                                                  monkeypatch):
+def test_without_the_seam_the_host_filters_isolate(
+        seam, conf, install, monkeypatch):
     """The forbidden-aggregates request filter is not in nova's list
     without the seam: our host filters keep every request out of the
     aggregates reserved by traits it lacks, by nova's view of the hosts'
