@@ -161,6 +161,33 @@ def _request_filters() -> None:
          'process and timer', 'x')
     _add('request_filters', 'rf_query_filter_narrows_candidates',
          'the query filter leaves fewer candidates than without it')
+    modes = ('a real nova API database (PostgreSQL), 1,000 aggregates of '
+             '20 hosts, 500 reserved by a trait, the request requiring one '
+             'of the traits; median of --repeat requests')
+    _add('request_filters', 'rf_forbidden_per_request_ms',
+         'forbidden_aggregates with no aggregate listener: the trait: '
+         f'metadata read for every request, milliseconds a request ({modes})',
+         ' ms')
+    _add('request_filters', 'rf_forbidden_cached_ms',
+         'forbidden_aggregates with a listener keeping the copy fresh: the '
+         f'cached index, milliseconds a request ({modes})', ' ms')
+    _add('request_filters', 'rf_nova_isolate_aggregates_ms',
+         "nova's own isolate_aggregates request filter on the same "
+         f'database, milliseconds a request ({modes})', ' ms')
+    _add('request_filters', 'rf_forbidden_per_request_vs_nova',
+         'rf_forbidden_per_request_ms / rf_nova_isolate_aggregates_ms: the '
+         'same database, process and timer', 'x')
+    _add('request_filters', 'rf_modes_forbid_as_nova',
+         "the per-request and cached modes forbid the aggregates nova's "
+         'filter forbids')
+    lag = ('an aggregate\'s metadata changed through nova-api (a cloud of '
+           'processes on PostgreSQL and RabbitMQ), timed from the request '
+           'until a listener on nova\'s notification transport has marked '
+           'the copy stale, the request included')
+    _add('request_filters', 'rf_aggregate_notification_lag_ms',
+         f'{lag}: the median, milliseconds', ' ms', NOT_SMOKE)
+    _add('request_filters', 'rf_aggregate_notification_lag_max_ms',
+         f'{lag}: the largest, milliseconds', ' ms', NOT_SMOKE)
 
 
 # -- P3: simulator ----------------------------------------------------------

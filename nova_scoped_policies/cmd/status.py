@@ -8,11 +8,17 @@ Each check names what to fix. Exit codes are oslo.upgradecheck's: 0 all
 passed, 1 warnings, 2 a failure.
 """
 
+import json
+import re
+import shutil
+import subprocess
 import sys
 import typing
+import urllib.parse
 
 from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
+import requests
 
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies import nova_seam
@@ -74,6 +80,85 @@ def nova_aggregates(conf) -> typing.List[topo.AggregateInfo]:
                                a.metadata or {}) for a in found]
 
 
+MANAGEMENT_PORT = 15672
+"""RabbitMQ's management API port (the ``rabbitmq_management`` plugin)."""
+
+
+class PoliciesUnavailable(Exception):
+    """RabbitMQ's policies cannot be read; the message says what was
+    tried."""
+
+
+def notification_url(conf):
+    """The transport nova's notifications, and our listener, use."""
+    import oslo_messaging as messaging
+    from nova_scoped_policies.nova_seam import aggregates
+    aggregates._register(conf)
+    return messaging.TransportURL.parse(
+        conf, conf.oslo_messaging_notifications.transport_url)
+
+
+def rabbit_policies(url) -> typing.Tuple[str, typing.List[dict]]:
+    """RabbitMQ's policies of the transport's virtual host: from the
+    management API of each of its hosts (port 15672, the transport's
+    credentials), else from ``rabbitmqctl`` where it runs (on a broker's
+    own host, with its Erlang cookie).
+
+    :returns: (where they were read, the policies as RabbitMQ lists
+        them: ``name``, ``pattern``, ``apply-to``, ``definition``,
+        ``priority``).
+    :raises PoliciesUnavailable: neither answered; the message says why.
+    """
+    vhost = url.virtual_host or '/'
+    tried = []
+    for host in url.hosts:
+        name = host.hostname or '127.0.0.1'
+        where = (f'http://{f"[{name}]" if ":" in name else name}:'
+                 f'{MANAGEMENT_PORT}/api/policies/'
+                 f'{urllib.parse.quote(vhost, safe="")}')
+        try:
+            answer = requests.get(where, auth=(host.username or 'guest',
+                                               host.password or 'guest'),
+                                  timeout=5)
+            answer.raise_for_status()
+            return f'the management API of {name}', answer.json()
+        except (requests.RequestException, ValueError) as exc:
+            tried.append(f'the management API at {where}: '
+                         f'{str(exc).splitlines()[0][:120]}')
+    if shutil.which('rabbitmqctl'):
+        try:
+            done = subprocess.run(
+                ['rabbitmqctl', 'list_policies', '-q', '-p', vhost,
+                 '--formatter', 'json'], capture_output=True, text=True,
+                timeout=30)
+            if done.returncode == 0:
+                return 'rabbitmqctl', json.loads(done.stdout or '[]')
+            tried.append(f'rabbitmqctl: {done.stderr.strip()[:120]}')
+        except (OSError, subprocess.SubprocessError, ValueError) as exc:
+            tried.append(f'rabbitmqctl: {exc}')
+    else:
+        tried.append('rabbitmqctl: not on this host')
+    raise PoliciesUnavailable('; '.join(tried))
+
+
+def expiry(policies: typing.Iterable[dict], queue: str
+           ) -> typing.Tuple[typing.Optional[str], typing.Optional[int]]:
+    """(the policy RabbitMQ applies to ``queue``: the highest priority
+    among those whose pattern matches, its ``expires`` in ms or None).
+    """
+    found = [p for p in policies if p.get('apply-to', 'all') in (
+        'queues', 'all', 'classic_queues', 'quorum_queues')
+        and re.search(p.get('pattern', '$^'), queue)]
+    if not found:
+        return None, None
+    best = max(found, key=lambda p: int(p.get('priority', 0)))
+    definition = best.get('definition') or {}
+    if isinstance(definition, str):
+        definition = json.loads(definition or '{}')
+    expires = definition.get('expires')
+    return best.get('name'), int(expires) if expires is not None else None
+
+
 def _result(failures, warnings, ok):
     if failures:
         return Result(Code.FAILURE, '\n'.join(failures + warnings))
@@ -90,17 +175,22 @@ class Checks(upgradecheck.UpgradeCommands):
     :param placement: returns a Placement client.
     :param store: returns the policy store driver, or None when
         ``[scoped_policies] store_driver`` is empty.
+    :param policies: returns (where, RabbitMQ's policies of the
+        notification transport's virtual host) (:func:`rabbit_policies`).
     """
 
     def __init__(self, conf: cfg.ConfigOpts = CONF,
                  aggregates: typing.Optional[typing.Callable] = None,
                  placement: typing.Optional[typing.Callable] = None,
-                 store: typing.Optional[typing.Callable] = None) -> None:
+                 store: typing.Optional[typing.Callable] = None,
+                 policies: typing.Optional[typing.Callable] = None) -> None:
         self.conf = conf
         self.aggregates = aggregates or (lambda: nova_aggregates(conf))
         self.placement = placement or (
             lambda: pc.PlacementClient.from_conf(conf))
         self.store = store or self._store_from_conf
+        self.policies = policies or (
+            lambda: rabbit_policies(notification_url(conf)))
         self._stored_scopes: typing.Optional[
             typing.List[records.ScopeRecord]] = None
 
@@ -266,12 +356,61 @@ class Checks(upgradecheck.UpgradeCommands):
         lines = [f'nova seam ({nova_seam.checks.WRITTEN_FOR} internals '
                  'match); nova-scheduler installs at start: '
                  + '; '.join(found.installed)]
+        if self.conf.scoped_policies.enable_forbidden_aggregates_filter:
+            lines.append(f'isolation mode {found.isolation}: '
+                         + nova_seam.ISOLATION[found.isolation])
         lines += found.notes
         if found.notes:
             return Result(Code.WARNING, '\n'.join(lines + [
-                'aggregate changes reach the schedulers within '
-                '[scoped_policies] aggregate_refresh_interval']))
+                'scopes reach the schedulers within [scoped_policies] '
+                'aggregate_refresh_interval (the host filters compare '
+                'the candidates\' aggregates with nova-scheduler\'s own '
+                'view first)']))
         return Result(Code.SUCCESS, '\n'.join(lines))
+
+    def _check_queue_expiry(self) -> Result:
+        """Our notification queues expire when a scheduler dies."""
+        from nova_scoped_policies.nova_seam import aggregates
+        if nova_seam.planned(self.conf).isolation != nova_seam.LISTENED:
+            return Result(Code.SUCCESS, 'no aggregate listener: no queue of '
+                          'ours to expire')
+        url = notification_url(self.conf)
+        if url.transport not in ('rabbit', 'amqp', None):
+            return Result(Code.SUCCESS, f'the notification transport is '
+                          f'{url.transport}, not RabbitMQ: no queue of ours '
+                          'to expire')
+        vhost = url.virtual_host or '/'
+        command = (f"rabbitmqctl set_policy -p {vhost} {aggregates.POLICY} "
+                   f"'{aggregates.POLICY_PATTERN}' "
+                   f"'{{\"expires\":{aggregates.POLICY_EXPIRES_MS}}}' "
+                   '--apply-to queues')
+        queue = aggregates.queue_name()
+        try:
+            where, policies = self.policies()
+        except PoliciesUnavailable as exc:
+            return Result(Code.WARNING, (
+                f'cannot read RabbitMQ\'s policies of virtual host {vhost} '
+                f'(tried {exc}): a scheduler that stops cleanly deletes its '
+                'queue; one that dies leaves it unless a policy expires '
+                f'it. Check on a broker host with `rabbitmqctl '
+                f'list_policies -p {vhost}` that a policy with "expires" '
+                f'matches {queue}, or set it: {command}'))
+        name, expires = expiry(policies, queue)
+        if name is None:
+            return Result(Code.WARNING, (
+                f'no RabbitMQ policy of virtual host {vhost} matches our '
+                f'queues ({queue}; read from {where}): the queue of a '
+                f'scheduler that dies stays, receiving every versioned '
+                f'notification. Set one: {command}'))
+        if expires is None:
+            return Result(Code.WARNING, (
+                f'RabbitMQ policy {name} applies to our queues ({queue}; '
+                f'read from {where}) but sets no "expires" (RabbitMQ '
+                'applies one policy per queue): add "expires" to it, or '
+                f'give ours a higher priority: {command} --priority 1'))
+        return Result(Code.SUCCESS, (
+            f'RabbitMQ policy {name} expires the queue of a scheduler that '
+            f'dies after {expires / 1000:g} s unused (read from {where})'))
 
     _upgrade_checks = (
         ('Nova seam', _check_nova_seam),
@@ -279,6 +418,7 @@ class Checks(upgradecheck.UpgradeCommands):
         ('Placement microversion', _check_placement),
         ('Scope aggregates', _check_aggregates),
         ('Policy store', _check_store),
+        ('Aggregate notification queues', _check_queue_expiry),
     )
 
 

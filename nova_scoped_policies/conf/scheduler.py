@@ -107,7 +107,10 @@ every scheduling request of a server group.
 
 With ``aggregate_notifications`` (the default) nova's versioned aggregate
 notifications make the copy stale at once; this interval is then only the
-fallback for a lost notification.
+fallback for a lost notification. Without a listener, the forbidden-aggregates
+filter does not use the copy (it reads the API database for every request),
+and the host filters compare the candidates' aggregates in nova-scheduler's
+own view with it, reloading it when it is behind.
 """),
     cfg.BoolOpt(
         NOVA_SEAM,
@@ -161,7 +164,10 @@ send versioned notifications: ``[notifications] notification_format = both``
 changes arrive within
 ``aggregate_refresh_interval``. Every versioned notification reaches every
 scheduler's queue (all but aggregate events are dropped); set this to False
-where that traffic matters more than freshness.
+where that traffic matters more than freshness (the forbidden-aggregates filter
+then reads the API database for every request). A scheduler that stops cleanly
+deletes its queue; a RabbitMQ policy expires those of schedulers that die
+(doc/source/admin/schedulers.rst).
 
 Related options:
 
@@ -192,9 +198,13 @@ An aggregate whose metadata holds ``trait:<TRAIT>=required`` then only takes
 requests whose flavor or image require every such trait; Placement is asked
 for ``member_of=!in:<the other aggregates>``. Enable it to reserve hosts for
 licensed or special images (e.g. ``trait:CUSTOM_WINDOWS_LICENSED=required``).
-It does the work of Nova's ``[scheduler] enable_isolated_aggregate_filtering``
-from a cached copy of the aggregates instead of a database query per
-request; enable one of the two, not both.
+It does the work of Nova's ``[scheduler] enable_isolated_aggregate_filtering``;
+enable one of the two, not both. While an aggregate listener of the
+scheduling process keeps the scheduler's copy of the aggregates fresh
+(``aggregate_notifications``), it reads that copy, one notification's delivery
+behind at most; otherwise it reads the aggregates' ``trait:`` metadata from the
+API database for every request, as Nova's does. Isolation never waits for
+``aggregate_refresh_interval``.
 
 Related options:
 
@@ -227,12 +237,16 @@ Related options:
         default=200,
         min=1,
         help="""
-Most aggregate uuids one request filter adds to the Placement query.
+Most aggregate uuids the scoped-policy query filter adds to the Placement
+query for one constraint.
 
 Every uuid makes the ``GET /allocation_candidates`` URL 37 bytes longer, and
 web servers in front of Placement limit the request line (often 8 KiB).
-When a filter would add more, it adds none and leaves the work to the host
-filters. Raise it only if Placement's web server accepts longer URLs.
+When the filter would add more, it adds none and leaves the work to the host
+filters. Raise it only if Placement's web server accepts longer URLs. The
+forbidden-aggregates filter is not capped: no host filter would do its work,
+so it adds every aggregate reserved by a trait the request lacks, as nova's
+``isolate_aggregates`` does.
 """),
     cfg.StrOpt(
         STORE_DRIVER,

@@ -11,8 +11,10 @@ here, and nowhere else imports a private nova name:
   :mod:`nova_scoped_policies.scheduler.coordination`), without alternates
   for those groups, and NoValidHost reasons that say why;
 * :mod:`.aggregates`: an oslo.messaging listener of nova's versioned
-  ``aggregate.*`` notifications, which keeps the aggregate cache fresh
-  (no patch);
+  ``aggregate.*`` notifications, which keeps the aggregate cache fresh,
+  its queue deleted when the scheduler stops (``SchedulerManager.
+  graceful_shutdown`` wrapped), and the per-request read of the
+  aggregates' ``trait:`` metadata while no listener runs;
 * :mod:`.objects`: a private attribute read and one direct field write
   on nova's objects, each with its reason;
 * :mod:`.simulation`: what the simulator calls of nova's scheduler
@@ -66,11 +68,36 @@ class Status:
         ``nova_seam`` false), None when installed or never asked.
     :ivar notes: what runs without the seam's help, and why (e.g. the
         aggregate listener when nova sends no versioned notifications).
+    :ivar isolation: how the forbidden-aggregates filter reads the
+        aggregates (:data:`PER_REQUEST` or :data:`LISTENED`; None when
+        the seam is refused, and the filter is not installed).
     """
 
     installed: typing.List[str] = dataclasses.field(default_factory=list)
     refused: typing.Optional[str] = None
     notes: typing.List[str] = dataclasses.field(default_factory=list)
+    isolation: typing.Optional[str] = None
+
+
+PER_REQUEST = 'per-request'
+"""No aggregate listener: the forbidden-aggregates filter reads the
+aggregates' ``trait:`` metadata from the API database for every
+request."""
+LISTENED = 'notifications'
+"""The aggregate listener keeps the cached copy fresh: the
+forbidden-aggregates filter reads it, each change one notification's
+delivery late (per request until the process' listener is bound)."""
+ISOLATION = {
+    PER_REQUEST: ('the forbidden-aggregates filter reads the aggregates\' '
+                  'trait: metadata from the API database for every '
+                  'request (no aggregate listener)'),
+    LISTENED: ('the forbidden-aggregates filter reads the cached '
+               'aggregates, kept fresh by the aggregate listener of each '
+               'scheduling process (each change one notification\'s '
+               'delivery late; read for every request until the '
+               'process\' listener is bound)'),
+}
+"""What the start-up log and the status command say of each mode."""
 
 
 _status = Status()
@@ -85,10 +112,12 @@ def check() -> None:
 
     :raises UnknownNova: one differs (the message names it).
     """
+    from nova_scoped_policies.nova_seam import aggregates
     from nova_scoped_policies.nova_seam import request_filters
     from nova_scoped_policies.nova_seam import select_destinations
     request_filters.check()
     select_destinations.check()
+    aggregates.check()
 
 
 def _once(level: int, message: str) -> None:
@@ -148,6 +177,10 @@ def install(conf=CONF, force: bool = False) -> Status:
         if _status.installed != status.installed:
             LOG.info('nova-scoped-policies: nova seam installed (%s): %s',
                      checks.WRITTEN_FOR, '; '.join(status.installed))
+            if conf[sched_conf.GROUP_NAME][
+                    sched_conf.ENABLE_FORBIDDEN_AGGREGATES]:
+                LOG.info('nova-scoped-policies: isolation mode %s: %s',
+                         status.isolation, ISOLATION[status.isolation])
         _status = status
         return _status
 
@@ -159,6 +192,7 @@ def _listen(conf, status: Status) -> None:
     fallback = (f'aggregate changes reach the scheduler within '
                 f'[{sched_conf.GROUP_NAME}] aggregate_refresh_interval '
                 f'({interval} s)')
+    status.isolation = PER_REQUEST
     if not conf[sched_conf.GROUP_NAME].aggregate_notifications:
         status.notes.append(f'aggregate_notifications is false: {fallback}')
         return
@@ -170,6 +204,8 @@ def _listen(conf, status: Status) -> None:
         return
     if _listener is None:
         _listener = aggregates.Listener(conf)
+    aggregates.install_shutdown(_stop_listening)
+    status.isolation = LISTENED
     status.installed.append(_listening(conf))
 
 
@@ -190,6 +226,18 @@ def listening() -> None:
         _listener.start_in_background()
 
 
+def _stop_listening() -> None:
+    if _listener is not None:
+        _listener.stop()
+
+
+def aggregates_listened() -> bool:
+    """Whether this process' aggregate listener is bound to its queue
+    (then the cached aggregates lag one notification's delivery; else
+    they may be up to ``aggregate_refresh_interval`` old)."""
+    return _listener is not None and _listener.running
+
+
 def planned(conf=CONF) -> Status:
     """What :func:`install` puts in place with ``conf`` and the nova
     installed here, without touching nova (the status command)."""
@@ -208,7 +256,7 @@ def planned(conf=CONF) -> Status:
              if getattr(group, cls.option)]
     found = Status(installed=[
         'request_filters: ' + (', '.join(names) or 'none enabled'),
-        'select_destinations'])
+        'select_destinations'], isolation=PER_REQUEST)
     why_not = aggregates.sends_versioned(conf)
     if not group.aggregate_notifications:
         found.notes.append('aggregate_notifications is false')
@@ -216,6 +264,7 @@ def planned(conf=CONF) -> Status:
         found.notes.append(f'no aggregate notifications: {why_not}')
     else:
         found.installed.append(_listening(conf))
+        found.isolation = LISTENED
     return found
 
 
@@ -232,11 +281,13 @@ def refusal() -> typing.Optional[str]:
 def uninstall() -> None:
     """Undo :func:`install` (tests)."""
     global _status
+    from nova_scoped_policies.nova_seam import aggregates
     from nova_scoped_policies.nova_seam import request_filters
     from nova_scoped_policies.nova_seam import select_destinations
     with _lock:
         request_filters.uninstall()
         select_destinations.uninstall()
+        aggregates.uninstall_shutdown()
         if _listener is not None:
             _listener.stop()
         _status = Status()

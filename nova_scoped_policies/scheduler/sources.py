@@ -18,6 +18,8 @@ from oslo_log import log as logging
 from nova import exception
 from nova_scoped_policies import conf as nsp_conf
 from nova_scoped_policies.db import records
+from nova_scoped_policies import nova_seam
+from nova_scoped_policies.nova_seam import aggregates as seam_aggregates
 from nova_scoped_policies.scheduler import aggregate_cache
 from nova_scoped_policies.scheduler import members as members_mod
 from nova_scoped_policies.scheduler import request_builder
@@ -39,7 +41,9 @@ class Sources:
     :param locator: finds the members' hosts (default: nova's cells and
         Placement, with ``placement_retry_interval``).
     :param aggregates: the cached aggregates (default: read from nova's API
-        database every ``aggregate_refresh_interval``, stored scopes joined).
+        database every ``aggregate_refresh_interval``, stored scopes joined,
+        the trait index read for every request while this process has no
+        aggregate listener: the nova seam's).
     :param store: a :class:`stores.CachedStore`, None for no store, or
         :data:`FROM_CONF`.
     :param conf: the configuration the defaults read.
@@ -54,7 +58,10 @@ class Sources:
                 conf.scoped_policies.placement_retry_interval)
         self.aggregates = aggregates or aggregate_cache.AggregateCache(
             lambda: conf.scoped_policies.aggregate_refresh_interval,
-            stored=self.stored_scopes)
+            stored=self.stored_scopes,
+            listened=lambda: nova_seam.aggregates_listened(),
+            read_traits=lambda context: seam_aggregates.trait_aggregates(
+                context))
         # trait -> (when read, its hosts)
         self._traits: typing.Dict[str, typing.Tuple[float, typing.Set[
             str]]] = {}

@@ -71,6 +71,10 @@ class _Entry:
     key: typing.Any = None
     evaluation: typing.Any = None
     stack: typing.Tuple[engine.Evaluation, ...] = ()
+    compared: bool = False
+    """nova-scheduler's view of the candidates' aggregates was compared
+    with the copy the entry was built on
+    (:meth:`RequestStates.as_nova_sees`)."""
 
     @property
     def empty(self) -> bool:
@@ -171,6 +175,37 @@ class RequestStates:
             hosts.difference_update(spec_obj.ignore_hosts)
         return engine.summary(
             {host: evaluation.reasons(host) for host in sorted(hosts)})
+
+    def as_nova_sees(self, spec_obj, view: typing.Callable[[], typing.Tuple[
+            typing.AbstractSet[typing.Any], typing.AbstractSet[str]]]
+                     ) -> bool:
+        """Once per request, at its first host filter call (before any of
+        its instances is placed): when nova-scheduler's own view of the
+        candidates' aggregates shows the cached copy behind, the copy is
+        reloaded and the request's evaluation, built on it, built again.
+
+        :param view: returns nova's aggregate objects of the candidates
+            (their ``HostState.aggregates``) and the candidates' names;
+            called only when the copy may be behind.
+        :returns: whether the evaluation must be asked for again.
+        """
+        with self._lock:
+            entry = self._entries.get(spec_obj)
+        if entry is None or entry.compared:
+            return False
+        entry.compared = True
+        behind = getattr(self.sources.aggregates, 'behind', None)
+        context = seam_objects.request_context(spec_obj)
+        if behind is None or not behind(context, view):
+            return False
+        with self._lock:
+            self._entries.pop(spec_obj, None)
+        self.evaluation(spec_obj)  # built again, on the reloaded copy
+        with self._lock:
+            entry = self._entries.get(spec_obj)
+        if entry is not None:
+            entry.compared = True
+        return True
 
     def aggregates_changed(self) -> None:
         """nova-api announced an aggregate change: reload at next use."""

@@ -10,7 +10,12 @@ boots) before an operator reserves rack-1 for a trait through nova-api:
 each scheduler's listener receives the notification (its log says so),
 and the next boots, which both schedulers take (their logs count them),
 keep out of rack-1 (``enable_forbidden_aggregates_filter``). Without the
-notification they would still see rack-1 as free for an hour.
+notification their cached copy would still see rack-1 as free for an
+hour.
+
+Restarted without listeners (SIGTERM: a clean stop, which deletes each
+scheduler's queue), the schedulers read the aggregates' ``trait:``
+metadata for every request: the same reservation applies at once.
 """
 
 import subprocess
@@ -28,6 +33,7 @@ IMAGE = '155d900f-4e14-4e4c-a73d-069cbf4541e6'
 RESERVED = 'CUSTOM_RESERVED'
 HEARD = 'aggregate.update_metadata.end from'
 LISTENING = "versioned notifications (versioned_notifications on queue"
+QUEUE_PREFIX = 'nova-scoped-policies-aggregates.'
 
 
 @pytest.fixture(scope='module')
@@ -48,6 +54,12 @@ def _boot(deployed, names):
     return concurrency.settle(
         lambda sid: deployed.admin.get(f'/servers/{sid}').json()['server'],
         ids, TIMEOUT, poll=0.2)
+
+
+def _queues(deployed):
+    return subprocess.run(
+        ['rabbitmqctl', 'list_queues', '-q', '-p', deployed.vhost, 'name'],
+        capture_output=True, text=True, check=True).stdout.split()
 
 
 def _warm(deployed, prefix):
@@ -92,12 +104,11 @@ def test_every_scheduler_hears_an_aggregate_change_at_once(deployed):
     _warm(deployed, 'warm')
     for name in schedulers:
         _wait(f'{name} listening', lambda: LISTENING in deployed.log(name))
+        assert 'isolation mode notifications' in deployed.log(name)
     # each scheduler process listens on a queue of its own
-    queues = subprocess.run(
-        ['rabbitmqctl', 'list_queues', '-q', '-p', deployed.vhost, 'name'],
-        capture_output=True, text=True, check=True).stdout.split()
+    queues = _queues(deployed)
     ours = sorted(q.split('.')[1] for q in queues
-                  if q.startswith('nova-scoped-policies-aggregates.'))
+                  if q.startswith(QUEUE_PREFIX))
     assert ours == schedulers, queues
 
     rack1 = next(a for a in deployed.admin.get('/os-aggregates').json()[
@@ -112,7 +123,8 @@ def test_every_scheduler_hears_an_aggregate_change_at_once(deployed):
     # keeps out of rack-1
     servers, took = _boot_on_every_scheduler(deployed, 'after')
     hosts = [s['OS-EXT-SRV-ATTR:host'] for s in servers]
-    assert all(s['status'] == 'ACTIVE' for s in servers), servers
+    assert all(s['status'] == 'ACTIVE' for s in servers), [
+        (s['status'], s.get('fault', {}).get('message')) for s in servers]
     assert set(hosts) == {'h21'}, (hosts, took)
     assert all(took.values()), f'boot requests per scheduler: {took}'
 
@@ -128,15 +140,24 @@ def test_every_scheduler_hears_an_aggregate_change_at_once(deployed):
     assert 'h11' in hosts, hosts
 
 
-def test_without_the_listener_a_running_scheduler_keeps_its_copy(deployed):
-    """The control: the same reservation, with the listeners off, is not
-    seen by running schedulers for the refresh interval (an hour)."""
+def test_without_the_listener_the_reservation_applies_at_once(deployed):
+    """Listeners off: the schedulers stop cleanly (their queues go) and,
+    with nothing to tell their cached copy of the change, the
+    forbidden-aggregates filter reads the trait metadata for every
+    request."""
     deployed.restart_schedulers(aggregate_notifications='false')
+    assert not [q for q in _queues(deployed) if q.startswith(QUEUE_PREFIX)]
+    for name in deployed.scheduled_by():
+        log = deployed.log(name)
+        assert 'aggregate notification queue nova-scoped-policies-' \
+            f'aggregates.{name}.' in log and ' deleted' in log
+        _wait(f'{name} started without a listener',
+              lambda: 'isolation mode per-request' in deployed.log(name))
     _warm(deployed, 'control')
     rack1 = next(a for a in deployed.admin.get('/os-aggregates').json()[
         'aggregates'] if a['name'] == 'rack-1')
     deployed.admin.post(f'/os-aggregates/{rack1["id"]}/action', json={
         'set_metadata': {'metadata': {f'trait:{RESERVED}': 'required'}}})
     hosts = [s['OS-EXT-SRV-ATTR:host'] for s in
-             _boot(deployed, [f'stale-{i}' for i in range(4)])]
-    assert 'h11' in hosts, hosts
+             _boot(deployed, [f'read-{i}' for i in range(4)])]
+    assert set(hosts) == {'h21'}, hosts

@@ -56,9 +56,20 @@ class _Placement:
         return self.outcome
 
 
-def checks(conf, aggregates=(), placement='1.39'):
+EXPIRY = {'name': 'nova-scoped-policies-aggregates',
+          'pattern': '^nova-scoped-policies-aggregates\\.',
+          'apply-to': 'queues', 'definition': '{"expires":600000}',
+          'priority': 0}
+
+
+def checks(conf, aggregates=(), placement='1.39', policies=(EXPIRY,)):
+    def read():
+        if isinstance(policies, Exception):
+            raise policies
+        return 'the test', list(policies)
     return status.Checks(conf, aggregates=lambda: list(aggregates),
-                         placement=lambda: _Placement(placement))
+                         placement=lambda: _Placement(placement),
+                         policies=read)
 
 
 def without(key, value):
@@ -269,3 +280,50 @@ def test_an_unknown_nova_fails_the_check_saying_why(tmp_path, monkeypatch):
     assert ("SchedulerManager.select_destinations takes ('self', 'context', "
             "'spec_obj', 'instance_uuids')") in result.details
     assert 'fail closed' in result.details
+
+
+def test_nova_seam_says_which_isolation_mode_runs(tmp_path):
+    listened = checks(readme_conf(tmp_path))._check_nova_seam()
+    assert 'isolation mode notifications: the forbidden-aggregates filter ' \
+        'reads the cached aggregates' in listened.details
+    per_request = checks(make_conf(tmp_path, GOOD, {
+        'enable_forbidden_aggregates_filter': 'true'}))._check_nova_seam()
+    assert 'isolation mode per-request: the forbidden-aggregates filter ' \
+        'reads the aggregates\' trait: metadata from the API database ' \
+        'for every request' in per_request.details
+
+
+OTHER = {'name': 'ha', 'pattern': '.*', 'apply-to': 'all',
+         'definition': {'ha-mode': 'all'}, 'priority': 1}
+
+
+@pytest.mark.parametrize('policies, code, text', [
+    ([EXPIRY], Code.SUCCESS, 'expires the queue of a scheduler that dies '
+     'after 600 s unused (read from the test)'),
+    ([], Code.WARNING, 'no RabbitMQ policy of virtual host / matches our '
+     'queues'),
+    ([EXPIRY, OTHER], Code.WARNING, 'RabbitMQ policy ha applies to our '
+     'queues'),
+    ([dict(EXPIRY, priority=2), OTHER], Code.SUCCESS, 'after 600 s'),
+    (status.PoliciesUnavailable('the management API at x: refused'),
+     Code.WARNING, 'cannot read RabbitMQ\'s policies of virtual host / '
+     '(tried the management API at x: refused)'),
+])
+def test_queue_expiry(tmp_path, policies, code, text):
+    result = checks(readme_conf(tmp_path),
+                    policies=policies)._check_queue_expiry()
+    assert result.code == code, result.details
+    assert text in result.details
+    if code == Code.WARNING and 'ha applies' not in text:
+        assert 'rabbitmqctl set_policy -p / nova-scoped-policies-' \
+            'aggregates \'^nova-scoped-policies-aggregates\\.\' ' \
+            '\'{"expires":600000}\' --apply-to queues' in result.details
+
+
+def test_no_listener_no_queue_to_expire(tmp_path):
+    def unread():
+        raise AssertionError('RabbitMQ asked without a listener')
+    result = status.Checks(make_conf(tmp_path, GOOD),
+                           policies=unread)._check_queue_expiry()
+    assert result.code == Code.SUCCESS
+    assert 'no aggregate listener' in result.details

@@ -1,17 +1,31 @@
 """What our host filters share: one pass over the hosts per instance."""
 
+import itertools
+import operator
 import typing
 
+from oslo_config import cfg
 from oslo_log import log as logging
 
 from nova.scheduler import filters
+from nova.scheduler import utils as nova_utils
+from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.engine import context
+from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies.engine.plugins import registry
 from nova_scoped_policies import nova_seam
 from nova_scoped_policies.scheduler import state
 
 LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
 _LOGGED_REASONS = 5
+
+
+def _aggregates(hosts) -> typing.Set[typing.Any]:
+    """nova's aggregate objects of these host states, each once (C-level
+    passes: nova shares one object per aggregate among its hosts)."""
+    return set(itertools.chain.from_iterable(
+        map(operator.attrgetter('aggregates'), hosts)))
 
 
 class ScopedPolicyFilter(filters.BaseHostFilter):
@@ -44,8 +58,12 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
 
     def filter_all(self, filter_obj_list, spec_obj):
         refused = nova_seam.refusal()
-        if refused is not None and state.states().serialised(spec_obj):
-            return self._fail_closed(filter_obj_list, spec_obj, refused)
+        if refused is not None:
+            if CONF[sched_conf.GROUP_NAME][
+                    sched_conf.ENABLE_FORBIDDEN_AGGREGATES]:
+                filter_obj_list = self._isolated(filter_obj_list, spec_obj)
+            if state.states().serialised(spec_obj):
+                return self._fail_closed(filter_obj_list, spec_obj, refused)
         evaluation = state.states().evaluation(spec_obj)
         if evaluation is None:
             return filter_obj_list
@@ -54,6 +72,13 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
         checks = evaluation.checks_for(self.families, names)
         if not checks:
             return hosts
+        if state.states().as_nova_sees(spec_obj, lambda: (
+                _aggregates(hosts), set(names))):
+            evaluation = state.states().evaluation(spec_obj)
+            checks = evaluation.checks_for(self.families, names) \
+                if evaluation is not None else ()
+            if not checks:
+                return hosts
         # one pass over the hosts per check (Check.rejected), then one
         # to keep the others, if any is rejected; reasons are worded only
         # for the log
@@ -66,6 +91,29 @@ class ScopedPolicyFilter(filters.BaseHostFilter):
         if len(passed) < len(hosts):
             self._log(spec_obj, passed, checks,
                       [name for name in names if name in out])
+        return passed
+
+    def _isolated(self, filter_obj_list, spec_obj):
+        """The hosts in no aggregate reserved by a trait the request
+        lacks, by nova-scheduler's own view of each host's aggregates:
+        without the seam the forbidden-aggregates request filter is not
+        in nova's list, and isolation must not lapse with it."""
+        hosts = list(filter_obj_list)
+        index = forbidden_aggregates.index(_aggregates(hosts))
+        if not index.required:
+            return hosts
+        requested = nova_utils.ResourceRequest.from_request_spec(
+            spec_obj).all_required_traits
+        forbidden = set(index.forbidden(requested))
+        if not forbidden:
+            return hosts
+        passed = [h for h in hosts if not any(
+            str(agg.uuid) in forbidden for agg in h.aggregates)]
+        if len(passed) < len(hosts):
+            LOG.debug('%s: %d host(s) in aggregates reserved by traits the '
+                      'request does not require (the nova seam is not '
+                      'installed: isolation is checked here)',
+                      self.__class__.__name__, len(hosts) - len(passed))
         return passed
 
     def _fail_closed(self, hosts, spec_obj, refused):

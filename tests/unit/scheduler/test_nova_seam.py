@@ -154,6 +154,43 @@ def test_hard_scoped_policies_fail_closed_without_the_seam(
     )] == ['h2']
 
 
+def test_without_the_seam_the_host_filters_isolate(
+        seam, conf, install, monkeypatch):
+    """The forbidden-aggregates request filter is not in nova's list
+    without the seam: our host filters keep every request out of the
+    aggregates reserved by traits it lacks, by nova's view of the hosts'
+    aggregates, groups or not."""
+    conf.config(group='scoped_policies',
+                enable_forbidden_aggregates_filter=True)
+    monkeypatch.setattr(select_destinations, 'check', _refuse)
+    nova_seam.install(force=True)
+    install(FakeLocator(), racks(**{'rack-1': ['h1'], 'rack-2': ['h2']}))
+    hosts = _hosts('h1', 'h2')
+    licensed = objects.Aggregate(uuid=uuids.win, name='win', hosts=['h1'],
+                                 metadata={'trait:CUSTOM_WIN': 'required'})
+    hosts[0].aggregates = [licensed]
+
+    def plain(extra_specs):
+        return objects.RequestSpec(
+            flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
+                                  ephemeral_gb=0, swap=0,
+                                  extra_specs=extra_specs),
+            image=objects.ImageMeta.from_dict({'properties': {}}),
+            is_bfv=False, instance_group=None, scheduler_hints={},
+            instance_uuid=uuids.new, project_id='p')
+    passed = ScopedAntiAffinityFilter().filter_all(hosts, plain({}))
+    assert [h.host for h in passed] == ['h2']
+    passed = ScopedAntiAffinityFilter().filter_all(hosts, plain(
+        {'trait:CUSTOM_WIN': 'required'}))
+    assert [h.host for h in passed] == ['h1', 'h2']
+    # with the seam, the request filter does it (the host filter does not)
+    monkeypatch.undo()
+    nova_seam.uninstall()
+    nova_seam.install(force=True)
+    assert [h.host for h in ScopedAntiAffinityFilter().filter_all(
+        hosts, plain({}))] == ['h1', 'h2']
+
+
 def _refuse(cls=None):
     raise nova_seam.UnknownNova('nova changed')
 

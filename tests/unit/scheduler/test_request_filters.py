@@ -135,23 +135,41 @@ def test_forbidden_aggregates_from_the_cache(install, conf):
         {'trait:CUSTOM_WINDOWS_LICENSED': 'required'})]
     states = install(FakeLocator())
     states.sources.aggregates = StaticAggregates(aggregates=aggs)
-    spec = objects.RequestSpec(
-        flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
-                              ephemeral_gb=0, swap=0, extra_specs={}),
-        image=objects.ImageMeta.from_dict({'properties': {}}),
-        is_bfv=False, instance_group=None)
+    spec = _plain_spec()
     assert ForbiddenAggregatesFilter()(None, spec) is True
     assert spec.requested_destination.forbidden_aggregates == {'uuid-win'}
 
-    spec = objects.RequestSpec(
-        flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
-                              ephemeral_gb=0, swap=0, extra_specs={
-                                  'trait:CUSTOM_WINDOWS_LICENSED':
-                                  'required'}),
-        image=objects.ImageMeta.from_dict({'properties': {}}),
-        is_bfv=False, instance_group=None)
+    spec = _plain_spec({'trait:CUSTOM_WINDOWS_LICENSED': 'required'})
     assert ForbiddenAggregatesFilter()(None, spec) is True
     assert 'requested_destination' not in spec
+
+
+def _plain_spec(extra_specs=None):
+    """A boot outside any group, its flavor requiring these traits."""
+    return objects.RequestSpec(
+        flavor=objects.Flavor(vcpus=1, memory_mb=512, root_gb=1,
+                              ephemeral_gb=0, swap=0,
+                              extra_specs=extra_specs or {}),
+        image=objects.ImageMeta.from_dict({'properties': {}}),
+        is_bfv=False, instance_group=None)
+
+
+def test_forbidden_aggregates_are_never_capped(install, conf):
+    """Isolation has no host filter to fall back on: every reserved
+    aggregate goes into the query, as nova's isolate_aggregates puts
+    them, whatever max_query_aggregates says (it caps the query
+    filter)."""
+    conf.config(group='scoped_policies', max_query_aggregates=1,
+                **{FA: True})
+    aggs = [topo.AggregateInfo(f'uuid-{n}', f'lic-{n}', [f'h{n}'],
+                               {f'trait:CUSTOM_L{n}': 'required'})
+            for n in range(3)]
+    states = install(FakeLocator())
+    states.sources.aggregates = StaticAggregates(aggregates=aggs)
+    spec = _plain_spec()
+    assert ForbiddenAggregatesFilter()(None, spec) is True
+    assert spec.requested_destination.forbidden_aggregates == {
+        'uuid-0', 'uuid-1', 'uuid-2'}
 
 
 @pytest.mark.parametrize('before, added, expected', [
