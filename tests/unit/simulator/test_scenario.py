@@ -73,7 +73,7 @@ def mutate(path, value):
 @pytest.mark.parametrize('path, value, key, problem', [
     ('bogus', 1, 'bogus', 'unknown key'),
     ('scopes/host', {}, 'scopes.host', 'implicit scope'),
-    ('scopes/bad scope', {}, 'scopes.bad scope', 'a scope name'),
+    ('scopes/bad scope', {}, "scopes.'bad scope'", 'a scope name'),
     ('scopes/rack', {'allow': True}, 'scopes.rack.allow', 'unknown key'),
     ('scopes/zone/namespace', 'x', 'scopes.zone.namespace', 'must be a uuid'),
     ('scopes/zone/allow_identifiers', 'yes',
