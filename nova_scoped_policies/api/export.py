@@ -324,6 +324,9 @@ def scheduler_config(conf: cfg.ConfigOpts) -> export.Config:
     if not files:
         return export.Config(_ours(conf))
     scheduler = cfg.ConfigOpts()
+    # a group of its own: a module's OptGroup, registered on two
+    # ConfigOpts, shares its options' overrides between them
+    scheduler.register_group(cfg.OptGroup(sched_conf.GROUP_NAME))
     sched_conf.register_opts(scheduler)
     nova = _nova_options()
     if nova is not None:

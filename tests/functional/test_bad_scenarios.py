@@ -205,11 +205,8 @@ def _other_type(value) -> st.SearchStrategy:
                            own is int and kind is float)))
 
 
-@st.composite
-def mutations(draw):
-    """(document name, the mutated document, what changed, where)."""
-    name = draw(st.sampled_from(sorted(DOCUMENTS)))
-    document = fresh(DOCUMENTS[name])
+def mutate(draw, document) -> typing.Tuple[str, Path]:
+    """Change ``document`` in one place: (what changed, where)."""
     path = draw(st.sampled_from(list(paths(document))))
     kind = draw(st.sampled_from(
         ['type', 'type', 'junk', 'huge', 'empty', 'remove', 'any']))
@@ -236,7 +233,20 @@ def mutations(draw):
         del parent[last]
     else:
         parent[last] = draw(VALUES)
-    return name, document, kind, path
+    return kind, path
+
+
+@st.composite
+def mutations(draw, times: int = 1):
+    """(document name, the mutated document, what changed, where): one
+    change, or ``times`` (then the last one's place, and ``any``)."""
+    name = draw(st.sampled_from(sorted(DOCUMENTS)))
+    document = fresh(DOCUMENTS[name])
+    for _ in range(times):
+        if not document:
+            break
+        kind, path = mutate(draw, document)
+    return name, document, kind if times == 1 else 'any', path
 
 
 def simulate(argv) -> typing.Tuple[int, str, str]:

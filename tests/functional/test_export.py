@@ -98,6 +98,10 @@ class ExportTest(stack_boots.StackCloud):
         self.conf.set_override('scheduler_config_files',
                                [self.nova_conf()],
                                group='scoped_policies_api')
+        # the option's group is a module's, shared by every ConfigOpts
+        # it is registered on: the override is this test's only
+        self.addCleanup(self.conf.clear_override, 'scheduler_config_files',
+                        group='scoped_policies_api')
 
     def nova_conf(self):
         """nova-scheduler's nova.conf in this test: its options as the
