@@ -15,9 +15,12 @@ servers:
   with_hosts`, one ``member_of`` listing per aggregate). Only a consumer
   Nova does not list as a server (a stack's hold, a migration, every
   consumer without ``[nova]``) is read on its own (``GET
-  /allocations/{consumer}``: its type and project).
+  /allocations/{consumer}``: its type and project); a hold is capacity
+  held (:class:`.export.Hold`), a migration nothing.
 * The policy store: scopes, groups (their members added here and
-  excluded), stacks.
+  excluded), stacks (and the servers whose holds each still has).
+* nova-scheduler's options (:func:`scheduler_config`): the files of
+  ``[scoped_policies_api] scheduler_config_files``, read once.
 * Nova, with ``[nova]`` configured (:class:`.nova.NovaGroups`): every
   server (``limit``/``marker`` pages, ``all_tenants``) for its name and
   project, every server group (``limit``/``offset`` pages,

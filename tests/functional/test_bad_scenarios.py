@@ -220,19 +220,19 @@ def mutate(draw, document) -> typing.Tuple[str, Path]:
                                   st.integers(), st.booleans()))
             if junk in target:
                 kind = 'any'
-            target[junk] = draw(VALUES)
+            target[junk] = fresh(draw(VALUES))
             path = path + (junk,)
         else:
             kind = 'any'
             parent[last] = {'junk': target}
     elif kind == 'huge':
-        parent[last] = draw(st.sampled_from(HUGE))
+        parent[last] = fresh(draw(st.sampled_from(HUGE)))
     elif kind == 'empty':
-        parent[last] = draw(st.sampled_from(EMPTY))
+        parent[last] = fresh(draw(st.sampled_from(EMPTY)))
     elif kind == 'remove':
         del parent[last]
     else:
-        parent[last] = draw(VALUES)
+        parent[last] = fresh(draw(VALUES))
     return kind, path
 
 

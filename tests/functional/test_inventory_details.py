@@ -25,20 +25,11 @@ from tests import placement_fixtures as pf
 NOT_A_CANDIDATE = 'placement: not a candidate (capacity or traits)'
 
 
-def _timeless(report: dict) -> dict:
-    report['stats'].pop('seconds')
-    for entry in report.get('plans', {}).values():
-        entry.pop('seconds')
-    for entry in report.get('repairs', []) + report.get('resilience', []):
-        entry.pop('seconds')
-    return report
-
-
 def on_real_placement(scenario: sc.Scenario) -> dict:
     fixture = pf.real_placement()
     fixture.setUp()
     try:
-        return _timeless(runner.Simulation(
+        return test_fast_engine.timeless(runner.Simulation(
             scenario, pf.client_for(fixture)).run())
     finally:
         fixture.cleanUp()

@@ -121,3 +121,7 @@ def test_a_file_that_cannot_be_read_fails_the_export(tmp_path):
     bad.write_text('[filter_scheduler]\nram_weight_multiplier = much\n')
     with pytest.raises(webob.exc.HTTPServiceUnavailable, match='much'):
         reader.scheduler_config(service_conf([str(bad)]))
+
+
+def test_what_the_export_leaves_out_is_what_the_simulator_holds():
+    assert set(export.NOT_SIMULATED) == set(sc._NOT_SIMULATED)
