@@ -1224,11 +1224,9 @@ def _boot(path, body, groups):
     project = body.get('project') or (groups[group].project if group
                                       else DEFAULT_PROJECT)
     extra_specs = _as_strings(flavor.get('extra_specs'))
-    _nova_checks(f'{path}.flavor.extra_specs', extra_specs,
-                 _extra_spec_checker())
+    _nova_checks(f'{path}.flavor.extra_specs', extra_specs, 'extra_spec')
     properties = _as_strings((body.get('image') or {}).get('properties'))
-    _nova_checks(f'{path}.image.properties', properties,
-                 _image_property_checker())
+    _nova_checks(f'{path}.image.properties', properties, 'image_property')
     return Boot(
         body['name'], group, int(body.get('count', 1)), project,
         _classes(f'{path}.flavor.resources', flavor['resources']),
@@ -1236,41 +1234,39 @@ def _boot(path, body, groups):
 
 
 def _nova_checks(path: str, values: typing.Mapping[str, str],
-                 checker: typing.Tuple[typing.Callable[[str, str], None],
-                                       typing.Tuple[type, ...]]) -> None:
-    """Each of ``values`` through one of nova's own checks, which refuse
-    it with one of the errors named beside it."""
-    check, errors = checker
+                 kind: str) -> None:
+    """Each of ``values`` through nova's own check of its ``kind``
+    (:func:`_nova_refuses`)."""
     for key, value in values.items():
-        try:
-            check(key, value)
-        except errors as exc:
+        problem = _nova_refuses(kind, key, value)
+        if problem:
             raise ScenarioError(f'{path}.{validation.key(key)}',
-                                f'{shown(value)}: {exc}')
+                                f'{shown(value)}: {problem}')
 
 
-@functools.lru_cache(maxsize=None)
-def _extra_spec_checker():
-    """What nova's API checks of a flavor's extra spec (microversion 2.86
-    and later: the namespaces nova knows, and their values)."""
-    from nova.api.validation.extra_specs import validators
+@functools.lru_cache(maxsize=4096)
+def _nova_refuses(kind: str, key: str, value: str) -> typing.Optional[str]:
+    """What nova says of an ``extra_spec`` of a flavor (its API's checks,
+    microversion 2.86 and later: the namespaces nova knows, and their
+    values) or an ``image_property`` (as it reads an image's metadata for
+    a boot: an architecture, a number of cores... of the right shape),
+    or None when it takes it. Remembered: nova's extra spec check tries
+    its hundreds of patterns in turn, and a scenario's boots repeat their
+    flavors."""
     from nova import exception
-    validators.load_validators()
-    return validators.validate, (exception.ValidationError,)
-
-
-@functools.lru_cache(maxsize=None)
-def _image_property_checker():
-    """What nova checks of an image property as it reads the image's
-    metadata for a boot (``ImageMetaProps``: an architecture, a number
-    of cores... of the right shape)."""
-    from nova import exception
-    from nova import objects
-    objects.register_all()
-
-    def check(key: str, value: str) -> None:
-        objects.ImageMetaProps.from_dict({key: value})
-    return check, (ValueError, TypeError, exception.NovaException)
+    try:
+        if kind == 'extra_spec':
+            from nova.api.validation.extra_specs import validators
+            if not validators.VALIDATORS:
+                validators.load_validators()
+            validators.validate(key, value)
+        else:
+            from nova import objects
+            objects.register_all()
+            objects.ImageMetaProps.from_dict({key: value})
+    except (ValueError, TypeError, exception.NovaException) as exc:
+        return str(exc)
+    return None
 
 
 def parse(data: object) -> Scenario:
