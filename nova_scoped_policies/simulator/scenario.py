@@ -1269,6 +1269,92 @@ def _nova_refuses(kind: str, key: str, value: str) -> typing.Optional[str]:
     return None
 
 
+MAX_NESTING = 48
+"""The deepest a scenario nests (a stack's groups nest 8 deep, each
+two levels: a member's mapping and its list)."""
+MAX_REPEATED = 1000000
+"""The most values YAML aliases (``*name``) may add to a scenario by
+repeating what an anchor names."""
+
+
+def _bounded(data: dict) -> None:
+    """Refuse a document that nests deeper than :data:`MAX_NESTING` (no
+    parser or message should recurse that deep) or that YAML aliases make
+    larger by more than :data:`MAX_REPEATED` values (an alias repeats its
+    anchor's value, and aliases of aliases repeat it exponentially: a
+    few lines, billions of values), naming the section. One pass over
+    the document as read, each mapping and list once; a second, over
+    what aliases repeat, only where an alias repeats something.
+
+    :raises ScenarioError: naming the section.
+    """
+    seen: typing.Set[int] = set()
+    repeated = False
+    for key, value in data.items():
+        stack = [(value, 1)] if type(value) in _CONTAINERS else []
+        while stack:
+            node, depth = stack.pop()
+            if id(node) in seen:
+                repeated = True
+                continue
+            seen.add(id(node))
+            if depth >= MAX_NESTING:
+                raise ScenarioError(validation.key(key), (
+                    f'nests deeper than {MAX_NESTING} levels'))
+            stack.extend((child, depth + 1) for child in (
+                node.values() if type(node) is dict else node)
+                if type(child) in _CONTAINERS)
+    if repeated:
+        _not_repeated_too_much(data)
+
+
+_CONTAINERS = frozenset({dict, list})
+
+
+def _not_repeated_too_much(data: dict) -> None:
+    """:func:`_bounded` where YAML aliases repeat values: each mapping
+    and list's height and size as the aliases make it (once each, after
+    its children)."""
+    height: typing.Dict[int, int] = {}
+    size: typing.Dict[int, int] = {}
+    distinct = 0
+    stack = [(data, False, '')]
+    while stack:
+        node, done, section = stack.pop()
+        children = list(node.values()) if type(node) is dict else node
+        inner = [c for c in children if type(c) in _CONTAINERS]
+        if not done:
+            if height.get(id(node)) == -1:
+                # on the way to itself: an alias inside its own anchor
+                raise ScenarioError(section, 'a YAML alias repeats a '
+                                    'value inside itself')
+            if id(node) in height:
+                continue
+            height[id(node)] = -1
+            distinct += 1 + len(children) - len(inner)
+            stack.append((node, True, section))
+            if node is data:
+                stack.extend((v, False, validation.key(k))
+                             for k, v in data.items()
+                             if type(v) in _CONTAINERS)
+            else:
+                stack.extend((c, False, section) for c in inner)
+            continue
+        height[id(node)] = 1 + max((height[id(c)] for c in inner),
+                                   default=0)
+        size[id(node)] = 1 + len(children) - len(inner) + sum(
+            size.get(id(c), 1) for c in inner)
+    for key, value in data.items():
+        if type(value) in _CONTAINERS and height[id(value)] >= MAX_NESTING:
+            raise ScenarioError(validation.key(key), (
+                f'nests deeper than {MAX_NESTING} levels'))
+    if size[id(data)] > distinct + MAX_REPEATED:
+        worst = max((k for k, v in data.items() if type(v) in _CONTAINERS),
+                    key=lambda k: size[id(data[k])])
+        raise ScenarioError(validation.key(worst), (
+            f'YAML aliases repeat more than {MAX_REPEATED} values'))
+
+
 def parse(data: object) -> Scenario:
     """Validate a decoded scenario.
 
@@ -1284,6 +1370,7 @@ def parse(data: object) -> Scenario:
             f'the scenario must be a mapping of sections '
             f'({", ".join(_SHAPE["properties"])}), not a '
             f'{type(data).__name__}'))
+    _bounded(data)
     error = schema_error(data)
     if error is not None:
         raise error

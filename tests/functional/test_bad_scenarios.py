@@ -179,9 +179,17 @@ def shown(path: Path) -> str:
     return out
 
 
+def _deep(levels: int) -> list:
+    found: list = ['x']
+    for _ in range(levels):
+        found = [found]
+    return found
+
+
 HUGE = [2 ** 31, 2 ** 63, -(2 ** 63) - 1, 10 ** 30, 1e308, float('inf'),
         'x' * 10000, 'h1 ' * 3000, ['n'] * 2000, {f'k{i}': i
-                                                  for i in range(2000)}]
+                                                  for i in range(2000)},
+        _deep(60)]
 EMPTY = ['', [], {}, 0, None, ' ', 0.0, False]
 SCALARS = st.one_of(
     st.integers(-3, 3), st.floats(allow_nan=True), st.booleans(),
@@ -426,3 +434,50 @@ def test_the_resilience_command_reads_mutated_scenarios(tmp_path, name):
     status, out, err = simulate(['resilience', file, '--fail', 'rack'])
     assert (status, out) == (2, '')
     assert len(err.splitlines()) == 1
+
+
+YAML_ONLY = {
+    # a billion values from a few lines: aliases of aliases
+    'bomb': '\n'.join(
+        ['hosts: [{name: h1, resources: {VCPU: 1}}]', 'groups:',
+         '  - {name: g0, policies: &a0 [anti-affinity:host]}'] + [
+            f'  - {{name: g{i}, policies: &a{i} ['
+            + ', '.join([f'*a{i - 1}'] * 10) + ']}' for i in range(1, 10)]),
+    'cycle': 'hosts: &a [{name: h1, resources: {VCPU: 1}}, *a]',
+    'deep': 'hosts: [{name: h1, resources: {VCPU: 1}}]\nstacks: '
+            + '[' * 5000 + ']' * 5000,
+    'nested stack': 'hosts: [{name: h1, resources: {VCPU: 1}}]\n'
+                    'stacks: [{name: s, group: ' + ''.join(
+                        f'{{name: l{i}, members: [&a{i} ' for i in range(40))
+                    + '{name: x}' + ''.join(
+                        f', *a{i}]}}' for i in reversed(range(40))) + '}]',
+    'unreadable': 'hosts: [unclosed\n  - {',
+    'not utf-8': b'hosts: [{name: \xff}]'.decode('latin-1'),
+}
+
+
+@pytest.mark.parametrize('name', sorted(YAML_ONLY))
+def test_what_only_yaml_can_write(tmp_path, name):
+    """Aliases that repeat a value a billion times or inside itself,
+    nesting beyond any parser's recursion, text that is not YAML: one
+    line, exit 2, at once."""
+    file = str(tmp_path / 'scenario.yaml')
+    with open(file, 'w', encoding='latin-1') as handle:
+        handle.write(YAML_ONLY[name] + '\n')
+    status, out, err = simulate(['simulate', file])
+    assert (status, out) == (2, ''), err[-2000:]
+    (line,) = err.splitlines()
+    assert line.startswith(f'error: {file}: ') and len(line) <= 600
+
+
+def test_an_alias_of_a_flavor_is_fine(tmp_path):
+    file = str(tmp_path / 'scenario.yaml')
+    with open(file, 'w', encoding='utf-8') as handle:
+        handle.write('hosts: [{name: h1, resources: {VCPU: 4}}]\n'
+                     'requests:\n'
+                     '  - {boot: {name: a, flavor: &f {resources: '
+                     '{VCPU: 1}}}}\n'
+                     '  - {boot: {name: b, flavor: *f}}\n')
+    status, out, err = simulate(['simulate', file, '--format', 'json'])
+    assert (status, err) == (0, '')
+    assert json.loads(out)['final'] == {'a-1': 'h1', 'b-1': 'h1'}
