@@ -57,7 +57,6 @@ _SPACE = re.compile(r'\s+')
 
 MAX_UNIT = 0x7FFFFFFF
 """Placement's ``max_unit`` when an inventory gives none."""
-UNITS = ('min_unit', 'max_unit', 'step_size')
 
 
 @dataclasses.dataclass(frozen=True)

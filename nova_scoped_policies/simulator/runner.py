@@ -11,8 +11,8 @@ The filters and weighers are those of the scenario's ``[filter_scheduler]``
 options (by default what the README configures: nova's defaults and ours).
 Each host is a compute node as nova's HostManager sees it once the servers
 before the request are built: its totals and the usage of its servers
-(allocation ratios 1.0, as the inventories), its server count, no I/O in
-flight, an enabled compute service that reports in, and libvirt's x86_64
+(its allocation ratios those of its inventories), its server count, no
+I/O in flight, an enabled compute service that reports in, and libvirt's x86_64
 guests.
 
 The :class:`Simulation` holds that world (hosts, compute nodes, servers,
