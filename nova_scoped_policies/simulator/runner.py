@@ -12,8 +12,8 @@ options (by default what the README configures: nova's defaults and ours).
 Each host is a compute node as nova's HostManager sees it once the servers
 before the request are built: its totals and the usage of its servers
 (its allocation ratios those of its inventories), its server count, no
-I/O in flight, an enabled compute service that reports in, and libvirt's x86_64
-guests.
+I/O in flight, an enabled compute service that reports in, and libvirt's
+x86_64 guests.
 
 The :class:`Simulation` holds that world (hosts, compute nodes, servers,
 groups, the policy store, placements, failures) and the changes requests
