@@ -254,8 +254,8 @@ def before(service) -> export.Cloud:
     for rp in sorted(providers):
         tree = trees.setdefault(roots[rp], {})
         for rc, inv in hosts_mod.inventories(placement, rp).items():
-            found = export.Inventory(inv['total'], inv.get('reserved', 0),
-                                     inv.get('allocation_ratio', 1.0))
+            found = export.Inventory(**{
+                k: v for k, v in inv.items() if k in reader.INVENTORY_FIELDS})
             tree[rc] = tree[rc].plus(found) if rc in tree else found
     hosts = [export.Host(providers[root]['name'], tree,
                          tuple(sorted(hosts_mod.traits(placement, root))))
@@ -269,10 +269,12 @@ def before(service) -> export.Cloud:
         for sid, found in sorted(running.items())]
     stacks = [export.Stack(r.id, r.name, r.project_id, r.document)
               for r in stack_db.StackStore(service.store).list()]
+    # (no holds: every consumer is a server Nova lists)
     return export.Cloud(scopes, tuple(hosts),
                         tuple(reader._aggregates(scopes, topology,
                                                  nova_aggregates)),
-                        tuple(servers), tuple(groups), tuple(stacks))
+                        tuple(servers), tuple(groups), tuple(stacks),
+                        config=reader.scheduler_config(service.conf))
 
 
 def _timed(read, service):

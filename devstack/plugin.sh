@@ -145,6 +145,8 @@ function configure_nova_scoped_policies_api {
     iniset $conf scoped_policies_api auth_strategy keystone
     iniset $conf scoped_policies_api bind_host $SERVICE_LISTEN_ADDRESS
     iniset $conf scoped_policies_api bind_port $NOVA_SCOPED_POLICIES_API_PORT
+    # an export writes nova-scheduler's options as the scenario's config
+    iniset $conf scoped_policies_api scheduler_config_files $NOVA_CONF
     create_service_user nova-scoped-policies admin
     configure_keystone_authtoken_middleware $conf nova-scoped-policies
     configure_keystone_authtoken_middleware $conf nova-scoped-policies placement

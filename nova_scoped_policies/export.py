@@ -7,15 +7,23 @@ scoped policy export``: typed records of what the policy service read
 the scenario document :func:`scenario` returns, ready for YAML or JSON.
 No HTTP, no configuration here.
 
-* Hosts: each resource class as ``total x allocation_ratio`` and
-  ``reserved`` as what keeps Placement's capacity, ``int((total -
-  reserved) x allocation_ratio)``, exact (the simulator models allocation
-  ratios of 1.0).
+* Hosts: each resource class with Placement's ``total`` and ``reserved``,
+  and under ``inventory`` the fields that differ from Placement's
+  defaults (``allocation_ratio`` other than 1.0, ``min_unit`` above 1,
+  ``step_size`` above 1, a ``max_unit`` below the capacity, the only one
+  that can refuse an amount). A class several providers of one tree have
+  is written as one inventory of their summed capacity (``total x
+  allocation_ratio`` each, ``reserved`` keeping it exact, no unit
+  fields): the simulator's hosts are single providers.
 * Servers: at their host with the resources of their allocations; their
   names made unique and stable (``name``, or ``name-<8 hex of the uuid>``
   for each server of a name several share).
-* ``project``: the other projects' servers stay as load (``load-1``...),
-  with no name, project or group; their groups and stacks are left out.
+* Holds: the capacity stacks' decisions hold in Placement, at its host,
+  with the stack and server it is held for.
+* Config: the scheduler options that shape a decision (:class:`Config`).
+* ``project``: the other projects' servers and holds stay as load
+  (``load-1``..., holds without stack or project), with no name, project
+  or group; their groups and stacks are left out.
 * ``obfuscate``: host, aggregate, server, group, stack and project names
   become surrogates keyed by :class:`Surrogates` (the same name, the same
   surrogate, in every export with that key); aggregate uuids and scope
@@ -47,6 +55,10 @@ clouds, so a guessable name's surrogate can be guessed too."""
 _SPACE = re.compile(r'\s+')
 
 
+MAX_UNIT = 0x7FFFFFFF
+"""Placement's ``max_unit`` when an inventory gives none."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Inventory:
     """One resource class of a host, as Placement holds it.
@@ -54,11 +66,33 @@ class Inventory:
     :param total: the inventory's total.
     :param reserved: its reserved amount.
     :param allocation_ratio: its allocation ratio.
+    :param min_unit: the least one allocation takes.
+    :param max_unit: the most one allocation takes.
+    :param step_size: what an allocation's amount is a multiple of.
     """
 
     total: int
     reserved: int = 0
     allocation_ratio: float = 1.0
+    min_unit: int = 1
+    max_unit: int = MAX_UNIT
+    step_size: int = 1
+
+    @property
+    def details(self) -> typing.Dict[str, typing.Any]:
+        """The fields a scenario's ``hosts[].inventory`` gives: those
+        that differ from Placement's defaults, and ``max_unit`` only
+        below the capacity (at or above it, it refuses nothing)."""
+        found: typing.Dict[str, typing.Any] = {}
+        if self.allocation_ratio != 1.0:
+            found['allocation_ratio'] = float(self.allocation_ratio)
+        if self.min_unit != 1:
+            found['min_unit'] = self.min_unit
+        if self.max_unit < self.capacity:
+            found['max_unit'] = self.max_unit
+        if self.step_size != 1:
+            found['step_size'] = self.step_size
+        return found
 
     @property
     def capacity(self) -> int:
@@ -74,7 +108,8 @@ class Inventory:
 
     def plus(self, other: 'Inventory') -> 'Inventory':
         """One inventory of the same class on two providers of a tree
-        (at a ratio of 1.0, the capacity of both)."""
+        (at a ratio of 1.0, the capacity of both; their units, which one
+        inventory cannot hold, left out)."""
         (a, a_kept), (b, b_kept) = self.modelled, other.modelled
         return Inventory(a + b, a_kept + b_kept)
 
@@ -167,6 +202,72 @@ class Stack:
 
 
 @dataclasses.dataclass(frozen=True)
+class Hold:
+    """Capacity a stack's decision holds in Placement (a hold consumer's
+    allocations).
+
+    :param consumer: the hold consumer.
+    :param host: the host of its allocations.
+    :param project: its project.
+    :param resources: what it takes.
+    :param stack: the id of the stored stack that holds it, if one does.
+    :param server: that stack's server it is held for.
+    """
+
+    consumer: str
+    host: str
+    project: str
+    resources: typing.Mapping[str, int]
+    stack: typing.Optional[str] = None
+    server: typing.Optional[str] = None
+
+
+DECISION_OPTIONS = ('allow_policy_hint', 'soft_affinity_weight_multiplier',
+                    'soft_anti_affinity_weight_multiplier',
+                    'enable_scoped_plan_filter',
+                    'enable_forbidden_aggregates_filter',
+                    'enable_scoped_policy_query_filter',
+                    'max_query_aggregates')
+"""The ``[scoped_policies]`` options that shape a scheduling decision
+(the others say where the store, the lock and the aggregates are read,
+and how often)."""
+NOT_SIMULATED = ('host_subset_size', 'shuffle_best_same_weighed_hosts',
+                 'image_props_weight_multiplier')
+"""nova's ``[filter_scheduler]`` options the simulator holds at one value
+(it decides deterministically, without nova's cell database), which an
+export therefore leaves out."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """nova-scheduler's options that shape a decision, as the policy API
+    reads them.
+
+    :param scoped_policies: our ``[scoped_policies]`` options of
+        :data:`DECISION_OPTIONS` (unset ones left out).
+    :param filter_scheduler: nova's ``[filter_scheduler]`` options, or
+        None where the API does not read nova-scheduler's configuration.
+    """
+
+    scoped_policies: typing.Mapping[str, typing.Any] = dataclasses.field(
+        default_factory=dict)
+    filter_scheduler: typing.Optional[typing.Mapping[str, typing.Any]] = None
+
+    def scenario(self) -> typing.Dict[str, typing.Any]:
+        """The scenario's ``config``: ours flat, nova's under
+        ``filter_scheduler`` (a name both groups have is ours flat)."""
+        found: typing.Dict[str, typing.Any] = {
+            k: v for k, v in sorted(self.scoped_policies.items())
+            if v is not None}
+        nova = {k: v for k, v in sorted(
+            (self.filter_scheduler or {}).items())
+            if k not in NOT_SIMULATED and v is not None}
+        if nova:
+            found['filter_scheduler'] = nova
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
 class Cloud:
     """What an export read.
 
@@ -177,6 +278,8 @@ class Cloud:
     :param servers: every server that runs.
     :param groups: every group with policies.
     :param stacks: every stored stack.
+    :param holds: every hold of a stack's decision.
+    :param config: the scheduler's options.
     """
 
     scopes: typing.Tuple[records.ScopeRecord, ...] = ()
@@ -185,6 +288,8 @@ class Cloud:
     servers: typing.Tuple[Server, ...] = ()
     groups: typing.Tuple[Group, ...] = ()
     stacks: typing.Tuple[Stack, ...] = ()
+    holds: typing.Tuple[Hold, ...] = ()
+    config: Config = Config()
 
 
 class Surrogates:
@@ -278,14 +383,15 @@ def _scopes(cloud: Cloud, names) -> typing.Dict[str, dict]:
 def _hosts(cloud: Cloud, names) -> typing.List[dict]:
     found = []
     for host in sorted(cloud.hosts, key=lambda h: h.name):
-        resources, reserved = {}, {}
+        resources, reserved, details = {}, {}, {}
         for rc, inventory in sorted(host.inventories.items()):
-            total, kept = inventory.modelled
-            if total < 1:
-                continue
-            resources[rc] = total
-            if kept:
-                reserved[rc] = kept
+            if inventory.total < 1 or inventory.allocation_ratio <= 0:
+                continue    # nothing to allocate: no inventory to write
+            resources[rc] = inventory.total
+            if inventory.reserved:
+                reserved[rc] = inventory.reserved
+            if inventory.details:
+                details[rc] = inventory.details
         if not resources:
             continue
         item = {'name': names.name('host', host.name),
@@ -294,6 +400,8 @@ def _hosts(cloud: Cloud, names) -> typing.List[dict]:
             item['traits'] = sorted(host.traits)
         if reserved:
             item['reserved'] = reserved
+        if details:
+            item['inventory'] = details
         found.append(item)
     return found
 
@@ -441,9 +549,12 @@ def scenario(cloud: Cloud, project: typing.Optional[str] = None,
     host_names = {h.name for h in cloud.hosts
                   if names.name('host', h.name) in written}
     document: typing.Dict[str, typing.Any] = {
-        'scopes': _scopes(cloud, names),
-        'aggregates': _aggregates(cloud, host_names, names),
-        'hosts': hosts}
+        'scopes': _scopes(cloud, names)}
+    config = cloud.config.scenario()
+    if config:
+        document['config'] = config
+    document.update(aggregates=_aggregates(cloud, host_names, names),
+                    hosts=hosts)
     topology = _topology(cloud, names)
 
     def mine(owner: str) -> bool:
@@ -488,13 +599,63 @@ def scenario(cloud: Cloud, project: typing.Optional[str] = None,
     stacks = [s for s in cloud.stacks if mine(s.project)]
     stack_names = unique((s.id, s.name) for s in stacks)
     real_topology = _topology(cloud, _Plain())
-    document['stacks'] = [
-        _stack(s.document, stack_names[s.id], shown_groups, shown_servers,
-               names.name('project', s.project), names, _retarget(
-                   real_topology, topology, s.project,
-                   names.name('project', s.project), names))
-        for s in sorted(stacks, key=lambda s: stack_names[s.id])]
+    written_stacks = {
+        s.id: _stack(s.document, stack_names[s.id], shown_groups,
+                     shown_servers, names.name('project', s.project), names,
+                     _retarget(real_topology, topology, s.project,
+                               names.name('project', s.project), names))
+        for s in stacks}
+    document['holds'] = _holds(cloud, host_names, mine, {
+        s.id: (s.document, written_stacks[s.id]) for s in stacks}, names)
+    document['stacks'] = [written_stacks[s.id] for s in sorted(
+        stacks, key=lambda s: stack_names[s.id])]
     return document
+
+
+def _holds(cloud: Cloud, host_names: typing.AbstractSet[str],
+           mine: typing.Callable[[str], bool],
+           stacks: typing.Mapping[str, typing.Tuple[typing.Mapping, dict]],
+           names) -> typing.List[dict]:
+    """The scenario's ``holds``: each hold on a host of the export, with
+    its stack and server as the scenario names them where the stack is
+    written, its project where the project's names are."""
+    found = []
+    for hold in sorted(cloud.holds, key=lambda h: (h.host, h.consumer)):
+        resources = {rc: n for rc, n in sorted(hold.resources.items())
+                     if n > 0}
+        if hold.host not in host_names or not resources:
+            continue
+        item: typing.Dict[str, typing.Any] = {
+            'host': names.name('host', hold.host), 'resources': resources}
+        if mine(hold.project):
+            if hold.stack in stacks:
+                real, written = stacks[hold.stack]
+                item['stack'] = written['name']
+                shown = dict(zip(
+                    _server_names(real.get('stack', real).get('group')),
+                    _server_names(written.get('group'))))
+                if hold.server in shown:
+                    item['server'] = shown[hold.server]
+            item['project'] = names.name('project', hold.project)
+        found.append(item)
+    return found
+
+
+def _server_names(group: typing.Any) -> typing.List[str]:
+    """The servers of a stack document's group tree, in the stack's
+    order (a leaf's ``names``, or ``<group>-1`` ... ``<group>-<count>``,
+    as :mod:`.stacks.model` names them)."""
+    if not isinstance(group, dict):
+        return []
+    servers = group.get('servers')
+    if isinstance(servers, dict):
+        if isinstance(servers.get('names'), list):
+            return [str(n) for n in servers['names']]
+        count = servers.get('count')
+        return [f'{group.get("name")}-{i}' for i in range(1, count + 1)] \
+            if isinstance(count, int) else []
+    return [name for member in group.get('members') or ()
+            for name in _server_names(member)]
 
 
 def _resources(server: Server) -> typing.Dict[str, int]:

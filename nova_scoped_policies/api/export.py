@@ -15,9 +15,12 @@ servers:
   with_hosts`, one ``member_of`` listing per aggregate). Only a consumer
   Nova does not list as a server (a stack's hold, a migration, every
   consumer without ``[nova]``) is read on its own (``GET
-  /allocations/{consumer}``: its type and project).
+  /allocations/{consumer}``: its type and project); a hold is capacity
+  held (:class:`.export.Hold`), a migration nothing.
 * The policy store: scopes, groups (their members added here and
-  excluded), stacks.
+  excluded), stacks (and the servers whose holds each still has).
+* nova-scheduler's options (:func:`scheduler_config`): the files of
+  ``[scoped_policies_api] scheduler_config_files``, read once.
 * Nova, with ``[nova]`` configured (:class:`.nova.NovaGroups`): every
   server (``limit``/``marker`` pages, ``all_tenants``) for its name and
   project, every server group (``limit``/``offset`` pages,
@@ -35,17 +38,22 @@ order the answers come in.
 """
 
 import concurrent.futures
+import dataclasses
+import os
 import typing
 
+from oslo_config import cfg
 import webob.exc
 
 from nova_scoped_policies.api import hosts as hosts_mod
 from nova_scoped_policies.api import repairs
 from nova_scoped_policies.api import topologies
+from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies import export
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.placement import holds
 from nova_scoped_policies import policy
 from nova_scoped_policies.repair import service as repair_service
 from nova_scoped_policies import topology as topo
@@ -55,6 +63,10 @@ METADATA = (forbidden_aggregates.TRAIT_PREFIX, LICENSE_KEY)
 """Aggregate metadata the scheduler reads besides scopes."""
 ASSOCIATED_TRAITS = '/traits?associated=true'
 """The traits some provider has."""
+
+INVENTORY_FIELDS = frozenset(
+    f.name for f in dataclasses.fields(export.Inventory))
+"""What the export keeps of an inventory Placement returns."""
 
 Each = typing.Callable[..., typing.Iterator]
 """How a read per item is made: ``map``, or a thread pool's ``map``
@@ -73,9 +85,9 @@ def _inventories(placement: pc.PlacementClient, each: Each,
             lambda rp: hosts_mod.inventories(placement, rp), order)):
         tree = trees.setdefault(roots[rp], {})
         for rc, inv in found.items():
-            found_inv = export.Inventory(inv['total'],
-                                         inv.get('reserved', 0),
-                                         inv.get('allocation_ratio', 1.0))
+            found_inv = export.Inventory(**{
+                k: v for k, v in inv.items()
+                if k in INVENTORY_FIELDS})
             tree[rc] = tree[rc].plus(found_inv) if rc in tree else found_inv
     return trees
 
@@ -135,13 +147,16 @@ def _running(placement: pc.PlacementClient, each: Each,
              roots: typing.Mapping[str, str],
              names: typing.Mapping[str, str],
              nova_servers: typing.Mapping[str, dict]
-             ) -> typing.Dict[str, repair_service.Server]:
-    """Every instance with an allocation on a compute node: instance ->
-    its host, resources and project. Nova's servers are instances of
-    Nova's project; any other consumer is read on its own for its type
-    and project (:func:`.repairs.consumer`)."""
+             ) -> typing.Tuple[typing.Dict[str, repair_service.Server],
+                               typing.Dict[str, repair_service.Server]]:
+    """(instance -> its host, resources and project, for every instance
+    with an allocation on a compute node; hold consumer -> the same, for
+    every stack's hold). Nova's servers are instances of Nova's project;
+    any other consumer is read on its own for its type and project
+    (:func:`_consumer`)."""
     allocations = _allocations(placement, each, providers, roots)
     found: typing.Dict[str, repair_service.Server] = {}
+    held: typing.Dict[str, repair_service.Server] = {}
     others = []
     for uuid, data in allocations.items():
         if uuid not in nova_servers:
@@ -152,12 +167,36 @@ def _running(placement: pc.PlacementClient, each: Each,
         if server is not None:
             found[uuid] = server
     others.sort()
-    for uuid, server in zip(others, each(
-            lambda c: repairs.consumer(placement, c, names,
-                                       instances_only=True), others)):
+    for uuid, (kind, project) in zip(others, each(
+            lambda c: _consumer(placement, c), others)):
+        if kind == 'MIGRATION':
+            continue    # the source side of a move: no server
+        server = repairs.server(uuid, allocations[uuid], names, project)
         if server is not None:
-            found[uuid] = server
-    return found
+            (held if kind == holds.CONSUMER_TYPE else found)[uuid] = server
+    return found, held
+
+
+def _consumer(placement: pc.PlacementClient, consumer: str
+              ) -> typing.Tuple[str, str]:
+    """A consumer's type and project (one ``GET /allocations/{consumer}``
+    at the microversion that names its type)."""
+    body = placement.request('GET', f'/allocations/{consumer}',
+                             version=repairs.CONSUMER_TYPES).json()
+    return body.get('consumer_type') or '', body.get('project_id') or ''
+
+
+def _holds(held: typing.Mapping[str, repair_service.Server],
+           stacks: typing.Sequence[typing.Any]) -> typing.List[export.Hold]:
+    """Every hold, with the stack and server it is held for where a
+    stored stack still holds it."""
+    held_for = {consumer: (record.id, server)
+                for record in stacks
+                for server, consumer in record.held.items()}
+    return [export.Hold(uuid, found.host, found.project,
+                        dict(found.resources),
+                        *held_for.get(uuid, (None, None)))
+            for uuid, found in sorted(held.items())]
 
 
 def _aggregates(scopes, topology: topo.Topology,
@@ -246,8 +285,8 @@ def read(service) -> export.Cloud:
             names = {rp: providers.get(root, providers[rp])['name']
                      for rp, root in roots.items()}
             hosts = _hosts(placement, pool.map, providers, roots)
-            running = _running(placement, pool.map, providers, roots,
-                               names, nova_servers)
+            running, held = _running(placement, pool.map, providers, roots,
+                                     names, nova_servers)
     except pc.PlacementError as exc:
         raise webob.exc.HTTPServiceUnavailable(
             explanation=f'cannot read the cloud for an export: Placement '
@@ -260,9 +299,89 @@ def read(service) -> export.Cloud:
             uuid, nova_server.get('name') or uuid, found.host,
             nova_server.get('tenant_id') or found.project,
             dict(found.resources), member_of.get(uuid)))
+    stack_records = stack_db.StackStore(service.store).list()
     stacks = [export.Stack(r.id, r.name, r.project_id, r.document)
-              for r in stack_db.StackStore(service.store).list()]
+              for r in stack_records]
     return export.Cloud(scopes, tuple(hosts),
                         tuple(_aggregates(scopes, topology,
                                           nova_aggregates)),
-                        tuple(servers), tuple(groups), tuple(stacks))
+                        tuple(servers), tuple(groups), tuple(stacks),
+                        tuple(_holds(held, stack_records)),
+                        scheduler_config(service.conf))
+
+
+FILTER_SCHEDULER = 'filter_scheduler'
+
+
+def scheduler_config(conf: cfg.ConfigOpts) -> export.Config:
+    """nova-scheduler's options that shape a decision: from the files of
+    ``[scoped_policies_api] scheduler_config_files``, read as
+    nova-scheduler reads them (our ``[scoped_policies]`` and, typed by
+    nova's options where nova is installed, else as written, nova's
+    ``[filter_scheduler]``); without them, this service's own
+    ``[scoped_policies]`` and no ``[filter_scheduler]``.
+
+    :raises webob.exc.HTTPServiceUnavailable: a file cannot be read.
+    """
+    files = conf.scoped_policies_api.scheduler_config_files
+    if not files:
+        return export.Config(_ours(conf))
+    scheduler = cfg.ConfigOpts()
+    # a group of its own: a module's OptGroup, registered on two
+    # ConfigOpts, shares its options' overrides between them
+    scheduler.register_group(cfg.OptGroup(sched_conf.GROUP_NAME))
+    sched_conf.register_opts(scheduler)
+    nova = _nova_options()
+    if nova is not None:
+        scheduler.register_opts(nova, group=FILTER_SCHEDULER)
+    try:
+        scheduler(args=[], project='nova', use_env=False,
+                  default_config_files=[f for f in files
+                                        if not os.path.isdir(f)],
+                  default_config_dirs=[f for f in files
+                                       if os.path.isdir(f)])
+        ours = _ours(scheduler)
+        if nova is not None:
+            section = scheduler[FILTER_SCHEDULER]
+            theirs = {opt.dest: section[opt.dest] for opt in nova}
+        else:
+            theirs = _as_written(files, FILTER_SCHEDULER)
+    except (cfg.Error, OSError) as exc:
+        raise webob.exc.HTTPServiceUnavailable(
+            explanation='cannot read nova-scheduler\'s options '
+            f'([scoped_policies_api] scheduler_config_files): {exc}')
+    return export.Config(ours, theirs)
+
+
+def _ours(conf: cfg.ConfigOpts) -> typing.Dict[str, typing.Any]:
+    section = conf[sched_conf.GROUP_NAME]
+    return {name: section[name] for name in export.DECISION_OPTIONS}
+
+
+def _nova_options() -> typing.Optional[typing.List[cfg.Opt]]:
+    """nova's ``[filter_scheduler]`` options, or None where nova is not
+    installed beside this service."""
+    try:
+        from nova.conf import scheduler as nova_conf
+    except ImportError:
+        return None
+    return list(nova_conf.filter_scheduler_opts)
+
+
+def _as_written(files: typing.Sequence[str], group: str
+                ) -> typing.Dict[str, typing.Any]:
+    """A section's values as the files write them (the last file that
+    sets an option wins; an option set on several lines, a multi-valued
+    one, is a list), for the simulator to type."""
+    paths = []
+    for path in files:
+        paths += sorted(os.path.join(path, f) for f in os.listdir(path)
+                        if f.endswith('.conf')) if os.path.isdir(path) \
+            else [path]
+    found: typing.Dict[str, typing.Any] = {}
+    for path in paths:
+        sections: typing.Dict[str, typing.Dict[str, list]] = {}
+        cfg.ConfigParser(path, sections).parse()
+        for key, values in sections.get(group, {}).items():
+            found[key] = values[0] if len(values) == 1 else list(values)
+    return found

@@ -245,6 +245,31 @@ Placement. 1 makes the calls one at a time.
 
 Related options: ``[placement]`` (the client), ``read_timeout``.
 """),
+    cfg.ListOpt(
+        'scheduler_config_files',
+        default=[],
+        help="""
+nova-scheduler's configuration, which an export (``GET /export``) reads
+for the scheduler options that shape a decision and writes as the
+scenario's ``config``: files and directories (``nova.conf``,
+``nova.conf.d``), read in this order as nova-scheduler reads its
+``--config-file`` and ``--config-dir``. From them the export takes
+``[scoped_policies]`` (ours: ``allow_policy_hint``, the weight
+multipliers, the request filters' switches, ``max_query_aggregates``)
+and nova's ``[filter_scheduler]`` (``enabled_filters``,
+``weight_classes``, the weight multipliers..., typed by nova's own
+options where nova is installed beside this service, else as written).
+
+Unset (the default), the export writes this service's own
+``[scoped_policies]`` options and no ``[filter_scheduler]``: the
+simulator then runs what the README configures. Set it where this
+service runs beside nova-scheduler, or to a copy of its configuration,
+so that simulating an export decides as the cloud does. A file that
+cannot be read fails the export (503) saying which.
+
+Related options: ``[scoped_policies]`` and ``[filter_scheduler]`` of
+nova.conf.
+"""),
 ]
 
 

@@ -131,17 +131,18 @@ class Write:
     :data:`UNCHECKED`."""
 
 
-INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': None,
+MAX_INT = 0x7FFFFFFF
+"""Placement's largest integer (its database's)."""
+INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
                       'step_size': 1, 'allocation_ratio': 1.0}
+"""Placement's defaults of the fields an inventory leaves out (its
+``handlers/inventory.py``)."""
 
 
 def inventory(data: typing.Mapping[str, typing.Any]) -> dict:
     """A complete inventory record: Placement's defaults for the fields
-    ``data`` leaves out (``max_unit``: the total)."""
-    record = dict(INVENTORY_DEFAULTS, **data)
-    if record['max_unit'] is None:
-        record['max_unit'] = record['total']
-    return record
+    ``data`` leaves out."""
+    return dict(INVENTORY_DEFAULTS, **data)
 
 
 class Placement:

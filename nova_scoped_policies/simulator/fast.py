@@ -165,9 +165,12 @@ def _query_key(spec) -> typing.Optional[tuple]:
             'is_bfv' in spec and spec.is_bfv)
 
 
-_SHARED_ATTRIBUTES = scheduling.ALIKE_ATTRIBUTES - {'disk_mb_used'}
+_SHARED_ATTRIBUTES = scheduling.ALIKE_ATTRIBUTES - {
+    'disk_mb_used', 'ram_allocation_ratio', 'cpu_allocation_ratio',
+    'disk_allocation_ratio'}
 """HostState attributes with one value on every simulated host (the
-disk used follows from its own usage)."""
+disk used follows from its own usage, the allocation ratios from its
+inventories)."""
 _STATE_ATTRIBUTES = frozenset(dir(host_manager.HostState('h', 'n', None)))
 """What a HostState has, its class's attributes included (for unscoped
 extra specs)."""
@@ -177,9 +180,8 @@ class _Nodes:
     """What nova's weighers read of every host (:class:`scheduling.Node`), as
     columns in host-name order, kept up to date as HostStates change;
     and what CPUWeigher makes of them, ``vcpus_total *
-    cpu_allocation_ratio - vcpus_used`` (the same float operations)."""
-
-    CPU_RATIO = 1.0   # every simulated HostState's cpu_allocation_ratio
+    cpu_allocation_ratio - vcpus_used`` (the same float operations, with
+    each host's ratio: its VCPU inventory's)."""
 
     def __init__(self, nova: scheduling.NovaScheduler,
                  names: typing.List[str]) -> None:
@@ -189,7 +191,11 @@ class _Nodes:
         for i, field in enumerate(scheduling.Node._fields):
             setattr(self, field, np.fromiter((r[i] for r in rows),
                                              np.float64, len(rows)))
-        self.vcpus_free = self.vcpus_total * self.CPU_RATIO - self.vcpus_used
+        host_of = nova.sim.host_of
+        self.cpu_ratio = np.fromiter(
+            (host_of[name].ratio('VCPU') for name in names), np.float64,
+            len(names))
+        self.vcpus_free = self.vcpus_total * self.cpu_ratio - self.vcpus_used
         # hosts with I/O in flight (a boot's own claims): IoOpsWeigher
         # weighs every host 0 without them
         self.busy = int(np.count_nonzero(self.num_io_ops))
@@ -200,7 +206,7 @@ class _Nodes:
             getattr(self, field)[at] = value
         self.busy += bool(node.num_io_ops)
         self.vcpus_free[at] = \
-            node.vcpus_total * self.CPU_RATIO - node.vcpus_used
+            node.vcpus_total * self.cpu_ratio[at] - node.vcpus_used
 
 
 class _Inventory:
@@ -331,13 +337,14 @@ class HostColumns:
                     placement.add_trait(trait)
             provider = placement.add_provider(host.uuid, host.name)
             resources = (tuple(host.resources.items()),
-                         tuple(host.reserved.items()))
+                         tuple(host.reserved.items()),
+                         tuple((rc, tuple(fields.items()))
+                               for rc, fields in host.inventory.items()))
             inventories = shared.get(resources)
             if inventories is None:
                 inventories = shared[resources] = {
-                    rc: model.inventory({'total': n, 'reserved':
-                                         host.reserved.get(rc, 0)})
-                    for rc, n in host.resources.items()}
+                    rc: model.inventory(record)
+                    for rc, record in host.inventories().items()}
             placement.set_inventories(host.uuid, provider.generation,
                                       inventories)
             traits = ('traits',) + tuple(host.traits)

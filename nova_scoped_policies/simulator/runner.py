@@ -11,9 +11,9 @@ The filters and weighers are those of the scenario's ``[filter_scheduler]``
 options (by default what the README configures: nova's defaults and ours).
 Each host is a compute node as nova's HostManager sees it once the servers
 before the request are built: its totals and the usage of its servers
-(allocation ratios 1.0, as the inventories), its server count, no I/O in
-flight, an enabled compute service that reports in, and libvirt's x86_64
-guests.
+(its allocation ratios those of its inventories), its server count, no
+I/O in flight, an enabled compute service that reports in, and libvirt's
+x86_64 guests.
 
 The :class:`Simulation` holds that world (hosts, compute nodes, servers,
 groups, the policy store, placements, failures) and the changes requests
@@ -33,6 +33,7 @@ import gc
 import re
 import time
 import typing
+import uuid as uuid_mod
 
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.engine import audit as audit_mod
@@ -82,6 +83,15 @@ def _spared_by_the_collector(build: typing.Callable[[], None]):
     finally:
         if unfreeze:
             gc.unfreeze()
+
+
+def hold_consumer(index: int, held: sc.Held) -> str:
+    """The consumer uuid of the ``index``-th hold of a scenario: stable,
+    with the prefix of every hold consumer (:data:`.placement.holds.
+    CONSUMER_PREFIX`)."""
+    found = sc.stable_uuid('hold', f'{index}:{held.stack}:{held.server}')
+    return str(uuid_mod.UUID(holds.CONSUMER_PREFIX
+                             + found.replace('-', '')[8:]))
 
 
 class Progress(typing.Protocol):
@@ -179,6 +189,7 @@ class Simulation:
         self.uuid_of = {h.name: h.uuid for h in scenario.hosts}
         self.host_by_uuid = {h.uuid: h.name for h in scenario.hosts}
         self.resources_of = {h.name: h.resources for h in scenario.hosts}
+        self.host_of = {h.name: h for h in scenario.hosts}
         # the compute nodes: what the servers built on each host use, and
         # which they are (hosts without servers are absent)
         self.usage: typing.Dict[str, typing.Counter[str]] = {}
@@ -228,6 +239,25 @@ class Simulation:
                 'consumer_generation': None})
             self.servers[server.name]['host'] = server.host
             self._arrive(uuid, server.host, server.resources)
+        self._hold()
+
+    def _hold(self) -> None:
+        """The scenario's ``holds:`` in Placement, in one atomic write as
+        the policy service holds a decision (:func:`.placement.holds.
+        write`): allocations of hold consumers, which Placement counts
+        and nova's compute nodes do not (no instance runs)."""
+        if not self.scenario.holds:
+            return
+        body = {}
+        for i, held in enumerate(self.scenario.holds):
+            body[hold_consumer(i, held)] = {
+                'allocations': {self.uuid_of[held.host]: {
+                    'resources': dict(held.resources)}},
+                'project_id': held.project, 'user_id': self.USER,
+                'consumer_generation': None,
+                'consumer_type': holds.CONSUMER_TYPE}
+        self.placement.request('POST', '/allocations', body,
+                               version=holds.HOLD_VERSION)
 
     @contextlib.contextmanager
     def scheduler(self):

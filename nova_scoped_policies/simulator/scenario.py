@@ -9,6 +9,7 @@ import dataclasses
 import difflib
 import functools
 import importlib
+import math
 import re
 import typing
 import uuid
@@ -22,6 +23,7 @@ from nova_scoped_policies.engine import forbidden_aggregates
 from nova_scoped_policies.policy import parser
 from nova_scoped_policies.policy import PolicyDocument
 from nova_scoped_policies.policy import PolicyError
+from nova_scoped_policies.policy import shown
 from nova_scoped_policies.simulator import checked
 from nova_scoped_policies.stacks import model as stack_model
 from nova_scoped_policies.stacks import solver
@@ -44,27 +46,55 @@ class ScenarioError(ValueError):
 
     def __init__(self, path: str, problem: str) -> None:
         self.path = path
-        super().__init__(f'{path}: {problem}' if path else problem)
+        super().__init__(validation.one_line(
+            f'{path}: {problem}' if path else problem))
 
 
+MAX_AMOUNT = 0x7FFFFFFF
+"""The largest amount of a resource class Placement holds (its inventories'
+``total`` and allocations' amounts)."""
+MAX_HOSTS = 1000000
+"""Most hosts ``generate.hosts.count`` makes."""
+MAX_SERVERS = 100000
+"""Most servers one ``boot`` request starts."""
+MAX_CASES = 1000000
+"""Most cases one ``resilience`` request draws."""
+_LONGEST_NAME = 255
 _NAME = {'type': 'string', 'pattern': r'\A\S+\Z',
-         'x-problem': 'must be a non-empty string without spaces'}
-_POSITIVE = {'type': 'integer', 'minimum': 1,
-             'x-problem': 'must be an integer >= 1'}
-_RESOURCES = {'type': 'object', 'minProperties': 1,
-              'additionalProperties': _POSITIVE,
+         'maxLength': _LONGEST_NAME,
+         'x-problem': 'must be a non-empty string without spaces, of at '
+                      f'most {_LONGEST_NAME} characters'}
+_KEY = {'type': 'string', 'minLength': 1, 'maxLength': _LONGEST_NAME,
+        'x-problem': 'a key must be a non-empty string of at most '
+                     f'{_LONGEST_NAME} characters'}
+_STRING = {'type': 'string', 'maxLength': _LONGEST_NAME,
+           'x-problem': f'must be a string of at most {_LONGEST_NAME} '
+                        'characters'}
+
+
+def _integer(low, high, what=None):
+    # JSON Schema's integers include 2.0: the parser makes them ints
+    return {'type': 'integer', 'minimum': low, 'maximum': high,
+            'x-problem': what or f'must be an integer >= {low} and <= '
+                                 f'{high}'}
+
+
+_POSITIVE = _integer(1, MAX_AMOUNT)
+_RESOURCES = {'type': 'object', 'minProperties': 1, 'propertyNames': _KEY,
+              'additionalProperties': _integer(1, MAX_AMOUNT),
               'x-problem': {
                   'type': 'must be a mapping of resource class to amount',
                   'minProperties': 'needs at least one resource class'}}
-_AMOUNTS = {'type': 'object',
-            'additionalProperties': {'type': 'integer', 'minimum': 0,
-                                     'x-problem': 'must be an integer >= 0'},
+_AMOUNTS = {'type': 'object', 'propertyNames': _KEY,
+            'additionalProperties': _integer(0, MAX_AMOUNT),
             'x-problem': {'type': 'must be a mapping of resource class to '
                                   'amount'}}
-_STRINGS = {'type': 'object',
+_STRINGS = {'type': 'object', 'propertyNames': _KEY,
             'additionalProperties': {
                 'type': ['string', 'number', 'boolean', 'null'],
-                'x-problem': 'keys and values must be strings'},
+                'maxLength': _LONGEST_NAME,
+                'x-problem': 'keys and values must be strings of at most '
+                             f'{_LONGEST_NAME} characters'},
             'x-problem': {'type': 'must be a mapping of strings'}}
 _BOOL = {'type': 'boolean', 'x-problem': 'must be true or false'}
 _ANY = {}  # checked by the policy or stack parser, with its own paths
@@ -73,7 +103,7 @@ _ANY = {}  # checked by the policy or stack parser, with its own paths
 def _mapping(properties, required=(), what='a mapping', nullable=False):
     return {'type': ['object', 'null'] if nullable else 'object',
             'properties': properties, 'required': list(required),
-            'additionalProperties': False,
+            'propertyNames': _KEY, 'additionalProperties': False,
             'x-problem': {'type': f'must be {what}',
                           'additionalProperties': 'unknown key; expected '
                           'one of ' + ', '.join(properties)}}
@@ -84,67 +114,98 @@ def _list(items, what):
             'x-problem': {'type': f'must be {what}'}}
 
 
+def _names(what):
+    return {'type': 'array', 'items': _NAME,
+            'x-problem': {'type': f'must be a list of {what}'}}
+
+
+_INVENTORY = {'type': 'object', 'propertyNames': _KEY,
+              'additionalProperties': _mapping({
+                  # Placement's own bounds (its inventory schema)
+                  'allocation_ratio': {
+                      'type': 'number', 'exclusiveMinimum': 0,
+                      'maximum': 3.40282e+38,
+                      'x-problem': 'must be a number above 0'},
+                  'min_unit': _POSITIVE, 'max_unit': _POSITIVE,
+                  'step_size': _POSITIVE},
+                  what='a mapping of Placement inventory fields'),
+              'x-problem': {'type': 'must be a mapping of resource class '
+                                    'to inventory fields'}}
 _DOCUMENT = {'policies': _ANY, 'rules': _ANY, 'llmn': _ANY, 'policy': _ANY}
 _REQUEST_KINDS = ('boot', 'delete', 'add_member', 'remove_member',
                   'update_group', 'plan', 'boot_plan', 'confirm',
                   'migrate', 'fail_host', 'repair', 'resilience')
-_MEMBERSHIP = _mapping({'group': _ANY, 'server': _NAME},
+_MEMBERSHIP = _mapping({'group': _NAME, 'server': _NAME},
                        ('group', 'server'))
-_PLAN = _mapping({'stack': _ANY}, ('stack',))
+_PLAN = _mapping({'stack': _NAME}, ('stack',))
 _MIGRATE = _mapping({'server': _NAME, 'host': _NAME}, ('server',))
 _FAIL_HOST = _mapping({'host': _NAME, 'server': _NAME})
-_REPAIR = _mapping({'group': _ANY, 'stack': _ANY}, nullable=True)
+_REPAIR = _mapping({'group': _NAME, 'stack': _NAME}, nullable=True)
 _RESILIENCE = _mapping({
-    'fail': _NAME, 'count': _POSITIVE, 'cases': _POSITIVE,
-    'seed': {'type': 'integer', 'x-problem': 'must be an integer'},
-    'groups': {'type': 'array', 'minItems': 1, 'items': _NAME,
-               'x-problem': {'type': 'must be a list of group names',
-                             'minItems': 'must name at least one group'}}},
+    'fail': _NAME, 'count': _integer(1, MAX_HOSTS),
+    'cases': _integer(1, MAX_CASES),
+    'seed': _integer(-2 ** 63, 2 ** 63 - 1, 'must be an integer'),
+    'groups': dict(_names('group names'), minItems=1, **{'x-problem': {
+        'type': 'must be a list of group names',
+        'minItems': 'must name at least one group'}})},
     ('fail',))
-SCHEMA = _mapping({
-    'scopes': {'type': ['object', 'null'], 'additionalProperties': _mapping({
-        'allow_identifiers': _BOOL, 'obfuscate_identifiers': _BOOL,
-        'namespace': _ANY,
-        'parent': {'type': 'string', 'x-problem': 'must be a scope name'}},
-        what='a mapping of settings', nullable=True),
-        'x-problem': {'type': 'must be a mapping of scope name to '
-                      'settings'}},
+_CONFIG = {'type': ['object', 'null'], 'propertyNames': _KEY,
+           'x-problem': {'type': 'must be a mapping of option to value'}}
+"""``config``'s shape; its options' values are typed by
+:func:`_config_schema`."""
+_SHAPE = _mapping({
+    'scopes': {'type': ['object', 'null'], 'propertyNames': _KEY,
+               'additionalProperties': _mapping({
+                   'allow_identifiers': _BOOL, 'obfuscate_identifiers': _BOOL,
+                   'namespace': dict(_STRING, **{
+                       'x-problem': 'must be a uuid'}),
+                   'parent': dict(_STRING, **{
+                       'x-problem': 'must be a scope name'})},
+                   what='a mapping of settings', nullable=True),
+               'x-problem': {'type': 'must be a mapping of scope name to '
+                             'settings'}},
     'aggregates': _list(_mapping({
-        'name': _NAME, 'uuid': _ANY, 'scope': _ANY,
-        'hosts': {'type': 'array', 'x-problem': 'must be a list of host '
-                  'names'},
+        'name': _NAME, 'uuid': dict(_STRING, **{'x-problem': 'must be a '
+                                                'uuid'}),
+        'scope': _NAME, 'hosts': _names('host names'),
         'metadata': _STRINGS}, ('name',)), 'a list of aggregates'),
     'hosts': _list(_mapping({
         'name': _NAME, 'resources': _RESOURCES,
-        'traits': {'type': 'array', 'x-problem': {
+        'traits': {'type': 'array', 'items': _STRING, 'x-problem': {
             'type': 'must be a list of trait names'}},
-        'reserved': _AMOUNTS},
+        'reserved': _AMOUNTS, 'inventory': _INVENTORY},
         ('name', 'resources')), 'a list of hosts'),
     'generate': _mapping({
-        'hosts': _mapping({'count': _POSITIVE, 'prefix': _NAME,
-                           'resources': _RESOURCES},
+        'hosts': _mapping({'count': _integer(1, MAX_HOSTS),
+                           'prefix': _NAME, 'resources': _RESOURCES},
                           ('count', 'resources')),
-        'scopes': {'type': 'object', 'additionalProperties': _POSITIVE,
+        'scopes': {'type': 'object', 'propertyNames': _KEY,
+                   'additionalProperties': _integer(1, MAX_HOSTS),
                    'x-problem': {'type': 'must be a mapping of scope to '
                                  'domain count'}}}, ('hosts',),
         nullable=True),
-    'config': {'type': ['object', 'null'], 'x-problem': {
-        'type': 'must be a mapping of option to value'}},
+    'config': _CONFIG,
     'groups': _list(_mapping(dict({'name': _NAME, 'project': _NAME},
                                   **_DOCUMENT), ('name',)),
                     'a list of groups'),
     'servers': _list(_mapping({
-        'name': _NAME, 'host': _NAME, 'project': _NAME, 'group': _ANY,
+        'name': _NAME, 'host': _NAME, 'project': _NAME, 'group': _NAME,
         'flavor': _mapping({'resources': _RESOURCES}, ('resources',))},
         ('name', 'host', 'flavor')), 'a list of servers'),
-    'stacks': _list({'type': 'object', 'properties': {'project': _NAME},
+    'holds': _list(_mapping({
+        'host': _NAME, 'resources': _RESOURCES, 'stack': _NAME,
+        'server': _NAME, 'project': _NAME}, ('host', 'resources')),
+        'a list of holds'),
+    'stacks': _list({'type': 'object', 'propertyNames': _KEY,
+                     'properties': {'project': _NAME},
                      'x-problem': {'type': 'must be a mapping'}},
                     'a list of stacks'),
     'requests': _list({
         'type': 'object', 'minProperties': 1, 'maxProperties': 1,
         'properties': {
             'boot': _mapping({
-                'name': _NAME, 'group': _ANY, 'count': _POSITIVE,
+                'name': _NAME, 'group': _NAME,
+                'count': _integer(1, MAX_SERVERS),
                 'project': _NAME,
                 'flavor': _mapping({'resources': _RESOURCES,
                                     'extra_specs': _STRINGS},
@@ -153,12 +214,12 @@ SCHEMA = _mapping({
                                   nullable=True)}, ('name', 'flavor')),
             'delete': _NAME,
             'add_member': _MEMBERSHIP, 'remove_member': _MEMBERSHIP,
-            'update_group': _mapping(dict({'group': _ANY}, **_DOCUMENT),
+            'update_group': _mapping(dict({'group': _NAME}, **_DOCUMENT),
                                      ('group',)),
             'plan': _PLAN, 'boot_plan': _PLAN, 'confirm': _PLAN,
             'migrate': _MIGRATE, 'fail_host': _FAIL_HOST,
             'repair': _REPAIR, 'resilience': _RESILIENCE},
-        'additionalProperties': False,
+        'propertyNames': _KEY, 'additionalProperties': False,
         'x-problem': {
             'type': 'must be a mapping with one key',
             'minProperties': f'one of {", ".join(_REQUEST_KINDS)} per '
@@ -169,9 +230,64 @@ SCHEMA = _mapping({
                                     f'{", ".join(_REQUEST_KINDS)}'}},
         'a list of requests'),
 }, what='a mapping')
-"""The scenario's shape (shared/contracts/simulation.md); names,
-references and policy documents are checked by :func:`parse`."""
-_VALIDATOR = checked.Checked(SCHEMA)
+
+
+@functools.lru_cache(maxsize=None)
+def _options() -> typing.Tuple[typing.Mapping[str, typing.Any],
+                               typing.Mapping[str, typing.Any]]:
+    """The options ``config`` takes, as oslo.config registers them:
+    ([scoped_policies]'s, nova's [filter_scheduler]'s), by name."""
+    from nova.conf import scheduler as nova_conf
+    from nova_scoped_policies.conf import scheduler as sched_conf
+    return ({o.dest: o for o in sched_conf.scheduler_opts},
+            {o.dest: o for o in nova_conf.filter_scheduler_opts})
+
+
+def _config_schema() -> dict:
+    """``config``: each option's value typed as oslo.config types it
+    (:func:`validation.option_schema`), flat (a name both groups have is
+    ours) or nova's under ``filter_scheduler``; unknown names are left
+    to :func:`_config`, which suggests the closest."""
+    ours, nova = _options()
+    nested = {name: validation.option_schema(opt)
+              for name, opt in nova.items()}
+    flat = dict(nested)
+    flat.update((name, validation.option_schema(opt))
+                for name, opt in ours.items())
+    flat['filter_scheduler'] = dict(_CONFIG, properties=nested, **{
+        'x-problem': {'type': "must be a mapping of nova's "
+                              '[filter_scheduler] option to value'}})
+    return dict(_CONFIG, properties=flat)
+
+
+@functools.lru_cache(maxsize=None)
+def schema() -> dict:
+    """The scenario's schema (shared/contracts/simulation.md), every value
+    typed down to the leaves; names, references and policy documents are
+    checked by :func:`parse`. Built on first use: ``config``'s part is
+    read from the options oslo.config registers (nova's among them)."""
+    return dict(_SHAPE, properties=dict(_SHAPE['properties'],
+                                        config=_config_schema()))
+
+
+@functools.lru_cache(maxsize=None)
+def _validator() -> checked.Checked:
+    return checked.Checked(schema())
+
+
+def schema_error(data: object) -> typing.Optional[ScenarioError]:
+    """What the schema refuses of ``data`` (its shallowest error), or
+    None when its every value has a type its key takes."""
+    error = _validator().first_error(data)
+    return None if error is None else ScenarioError(
+        *validation.describe(error))
+
+
+def __getattr__(name: str) -> typing.Any:
+    # SCHEMA: built on first use (see schema)
+    if name == 'SCHEMA':
+        return schema()
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def stable_uuid(kind: str, name: str) -> str:
@@ -195,10 +311,46 @@ class Host:
     traits: typing.Tuple[str, ...] = ()
     reserved: typing.Mapping[str, int] = dataclasses.field(
         default_factory=dict)
+    inventory: typing.Mapping[str, typing.Mapping[str, typing.Any]] = \
+        dataclasses.field(default_factory=dict)
+    """Resource class -> Placement's other inventory fields the scenario
+    gives (``allocation_ratio``, ``min_unit``, ``max_unit``,
+    ``step_size``); Placement's defaults for the rest."""
 
     @functools.cached_property
     def uuid(self) -> str:
         return stable_uuid('host', self.name)
+
+    def ratio(self, rc: str) -> float:
+        """The allocation ratio of ``rc`` (nova's compute node reports
+        the same: its HostState's ``cpu_allocation_ratio``...)."""
+        return float(self.inventory.get(rc, {}).get('allocation_ratio',
+                                                    1.0))
+
+    def inventories(self) -> typing.Dict[str, dict]:
+        """Resource class -> the inventory Placement is given."""
+        return {rc: dict({'total': n, 'reserved': self.reserved.get(rc, 0)},
+                         **self.inventory.get(rc, {}))
+                for rc, n in self.resources.items()}
+
+    def capacity(self, rc: str) -> int:
+        """What Placement allocates of ``rc`` at most: ``int((total -
+        reserved) x allocation_ratio)``."""
+        return int((self.resources.get(rc, 0) - self.reserved.get(rc, 0))
+                   * self.ratio(rc))
+
+    def refuses(self, rc: str, amount: int) -> typing.Optional[str]:
+        """Why Placement refuses an allocation of ``amount`` of ``rc``
+        here whatever the usage (its inventory's ``min_unit``,
+        ``max_unit``, ``step_size``), or None."""
+        fields = self.inventory.get(rc, {})
+        for field, bad in (('min_unit', lambda n: amount < n),
+                           ('max_unit', lambda n: amount > n),
+                           ('step_size', lambda n: amount % n)):
+            if field in fields and bad(fields[field]):
+                return (f'{field} of {self.name}\'s {rc} inventory is '
+                        f'{fields[field]}: Placement refuses it')
+        return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -229,6 +381,26 @@ class Running:
     project: str
     group: typing.Optional[str]
     resources: typing.Mapping[str, int]
+
+
+@dataclasses.dataclass(frozen=True)
+class Held:
+    """Capacity a stack decision holds in Placement (``holds:``): taken
+    before the first request, for the whole scenario, as a running cloud
+    holds it until the servers boot or the lease ends.
+
+    :param host: where it is held.
+    :param resources: what it takes.
+    :param project: the tenant it is held for.
+    :param stack: the scenario stack whose decision holds it, if known.
+    :param server: that stack's server it is held for, if known.
+    """
+
+    host: str
+    resources: typing.Mapping[str, int]
+    project: str
+    stack: typing.Optional[str] = None
+    server: typing.Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -389,6 +561,8 @@ class Scenario:
     those the scenario leaves out)."""
     servers: typing.Tuple[Running, ...] = ()
     """The servers already running before the first request."""
+    holds: typing.Tuple[Held, ...] = ()
+    """The capacity stacks' decisions hold before the first request."""
 
     def topology(self) -> topo.Topology:
         domains = [topo.Domain(a.uuid, a.name, a.metadata['policy_scope'],
@@ -404,10 +578,11 @@ def _classes(path, resources):
     """Resource class names: standard ones or CUSTOM_[A-Z0-9_]+."""
     for rc in resources:
         if rc not in orc.STANDARDS and not _CUSTOM_RC.match(str(rc)):
-            raise ScenarioError(f'{path}.{rc}', 'neither a standard '
+            raise ScenarioError(f'{path}.{validation.key(rc)}',
+                                'neither a standard '
                                 'resource class (VCPU, MEMORY_MB, DISK_GB, '
                                 '...) nor CUSTOM_[A-Z0-9_]+')
-    return dict(resources)
+    return {rc: int(n) for rc, n in resources.items()}
 
 
 def _as_strings(data):
@@ -437,7 +612,7 @@ def _document(path, data, drop=(), scopes=None):
 def _scopes(data):
     scopes = {}
     for name, settings in (data or {}).items():
-        path = f'scopes.{name}'
+        path = f'scopes.{validation.key(name)}'
         try:
             parser.validate_scope_name(path, name)
         except PolicyError as exc:
@@ -475,14 +650,16 @@ def _stacks(data, groups):
         path = f'stacks[{i}]'
         body = dict(item)
         project = body.pop('project', DEFAULT_PROJECT)
-        for rel in body.get('relationships') or ():
+        relationships = body.get('relationships')
+        for rel in relationships if isinstance(relationships, list) else ():
             target = rel.get('to') if isinstance(rel, dict) else None
             if isinstance(target, dict) and len(target) == 1:
                 (kind, name), = target.items()
+                if not isinstance(name, str):
+                    continue    # the stack parser names it
                 if kind == 'server_group' and name in groups:
                     rel['to'] = {kind: groups[name].uuid}
-                elif kind == 'server' and isinstance(name, str) and \
-                        not _looks_like_uuid(name):
+                elif kind == 'server' and not _looks_like_uuid(name):
                     rel['to'] = {kind: stable_uuid('server', name)}
         try:
             stack = stack_model.parse({'stack': body})
@@ -527,19 +704,23 @@ def _hosts(data, generate):
         reserved = _classes(f'{path}.reserved', item.get('reserved') or {})
         for rc, amount in reserved.items():
             if amount > resources.get(rc, 0):
-                raise ScenarioError(f'{path}.reserved.{rc}', (
-                    f'{amount}: more than the host has '
-                    f'({resources.get(rc, 0)})'))
+                raise ScenarioError(f'{path}.reserved.{validation.key(rc)}',
+                                    f'{amount}: more than the host has '
+                                    f'({resources.get(rc, 0)})')
         hosts.append(Host(item['name'], resources, tuple(traits),
-                          {rc: n for rc, n in reserved.items() if n}))
+                          {rc: n for rc, n in reserved.items() if n},
+                          _inventory(f'{path}.inventory',
+                                     item.get('inventory') or {},
+                                     resources)))
     generated_scopes = {}
     if generate is not None:
         spec = generate['hosts']
         prefix = spec.get('prefix', 'n')
         resources = _classes('generate.hosts.resources', spec['resources'])
         hosts += [Host(f'{prefix}{k}', resources)
-                  for k in range(1, spec['count'] + 1)]
-        generated_scopes.update(generate.get('scopes') or {})
+                  for k in range(1, int(spec['count']) + 1)]
+        generated_scopes.update((scope, int(n)) for scope, n in (
+            generate.get('scopes') or {}).items())
     seen: typing.Set[str] = set()
     for i, host in enumerate(hosts):
         if host.name in seen:
@@ -551,6 +732,31 @@ def _hosts(data, generate):
         raise ScenarioError('hosts', 'the scenario needs hosts (hosts or '
                             'generate.hosts)')
     return hosts, generated_scopes
+
+
+_UNITS = ('min_unit', 'max_unit', 'step_size')
+
+
+def _inventory(path, data, resources):
+    """``hosts[].inventory``: Placement's inventory fields of classes the
+    host has (``allocation_ratio`` a finite float)."""
+    found = {}
+    for rc, fields in data.items():
+        where = f'{path}.{validation.key(rc)}'
+        if rc not in resources:
+            raise ScenarioError(where, 'not among the host\'s resources: '
+                                'give its total there')
+        fields = {field: int(value) if field in _UNITS else value
+                  for field, value in (fields or {}).items()}
+        if 'allocation_ratio' in fields:
+            ratio = float(fields['allocation_ratio'])
+            if not math.isfinite(ratio):
+                raise ScenarioError(f'{where}.allocation_ratio',
+                                    f'{ratio}: must be a finite number')
+            fields['allocation_ratio'] = ratio
+        if fields:
+            found[rc] = fields
+    return found
 
 
 def _aggregates(data, scopes, hosts, generated_scopes):
@@ -580,7 +786,7 @@ def _aggregates(data, scopes, hosts, generated_scopes):
     ordered = [h.name for h in hosts]
     for scope, n in generated_scopes.items():
         if scope not in scopes:
-            raise ScenarioError(f'generate.scopes.{scope}',
+            raise ScenarioError(f'generate.scopes.{validation.key(scope)}',
                                 'not declared under scopes')
         if n > len(ordered):
             raise ScenarioError(f'generate.scopes.{scope}',
@@ -631,51 +837,49 @@ _NOT_SIMULATED = {
 """``[filter_scheduler]`` options the simulator holds at one value."""
 
 
-def _option(path, opts, key, value):
-    opt = opts[key]
+def _option(path, opt, value):
+    """``value`` as ``opt``'s type makes it (the schema typed it)."""
     try:
-        return opt.type(value)
-    except (ValueError, TypeError) as exc:
-        raise ScenarioError(path, f'{value!r}: {exc}')
+        found = validation.option_value(opt, value)
+    except ValueError as exc:
+        raise ScenarioError(path, f'{shown(value)}: {exc}')
+    if isinstance(found, float) and not math.isfinite(found):
+        raise ScenarioError(path, f'{found}: must be a finite number')
+    return found
 
 
 def _config(data):
     """``config``: [scoped_policies] options and nova's [filter_scheduler]
     ones, flat (a name both groups have is ours) or under
-    ``filter_scheduler``.
+    ``filter_scheduler``, their values typed by the schema
+    (:func:`_config_schema`).
 
     :returns: ([scoped_policies] options, [filter_scheduler] options).
     """
-    from nova.conf import scheduler as nova_conf
-    from nova_scoped_policies.conf import scheduler as sched_conf
-    ours = {o.dest: o for o in sched_conf.scheduler_opts}
-    nova = {o.dest: o for o in nova_conf.filter_scheduler_opts}
+    ours, nova = _options()
     known = set(ours) | set(nova) | {'filter_scheduler'}
     config, nova_config = {}, {}
     data = dict(data or {})
     nested = data.pop('filter_scheduler', None) or {}
-    if not isinstance(nested, dict):
-        raise ScenarioError('config.filter_scheduler', 'must be a mapping '
-                            'of nova [filter_scheduler] option to value')
     for key, value in data.items():
-        path = f'config.{key}'
+        path = f'config.{validation.key(key)}'
         if key in ours:
             if key in SIMULATOR_OPTIONS:
                 raise ScenarioError(path, 'the simulator sets it: it keeps '
                                     'the groups in its own policy store')
-            config[key] = _option(path, ours, key, value)
+            config[key] = _option(path, ours[key], value)
         elif key in nova:
-            nova_config[key] = _option(path, nova, key, value)
+            nova_config[key] = _option(path, nova[key], value)
         else:
             raise ScenarioError(path, _unknown(
                 key, known, 'a [scoped_policies] option or one of nova\'s '
                 '[filter_scheduler]'))
     for key, value in nested.items():
-        path = f'config.filter_scheduler.{key}'
+        path = f'config.filter_scheduler.{validation.key(key)}'
         if key not in nova:
             raise ScenarioError(path, _unknown(
                 key, nova, 'one of nova\'s [filter_scheduler] options'))
-        nova_config[key] = _option(path, nova, key, value)
+        nova_config[key] = _option(path, nova[key], value)
     for key, (only, why) in _NOT_SIMULATED.items():
         if key in nova_config and nova_config[key] != only:
             raise ScenarioError(_where(data, key), f'{nova_config[key]!r}: '
@@ -696,6 +900,11 @@ def _where(flat, key):
             else f'config.filter_scheduler.{key}')
 
 
+_NOT_LOADED = (ImportError, ValueError, TypeError, AttributeError)
+"""What nova's loader raises for a name that is no importable class or
+function (an empty module name, a function that lists no classes...)."""
+
+
 def _check_classes(flat, nova_config):
     """Every enabled filter is available, every weigher importable."""
     from nova.scheduler import filters as nova_filters
@@ -705,7 +914,7 @@ def _check_classes(flat, nova_config):
         available = {cls.__name__ for cls in
                      nova_filters.HostFilterHandler().get_matching_classes(
                          nova_config['available_filters'])}
-    except (ImportError, exception.ClassNotFound) as exc:
+    except _NOT_LOADED + (exception.ClassNotFound,) as exc:
         raise ScenarioError(_where(flat, 'available_filters'), str(exc))
     for i, name in enumerate(nova_config['enabled_filters']):
         if name not in available:
@@ -715,7 +924,7 @@ def _check_classes(flat, nova_config):
     try:
         nova_weights.HostWeightHandler().get_matching_classes(
             nova_config['weight_classes'])
-    except (ImportError, exception.ClassNotFound) as exc:
+    except _NOT_LOADED + (exception.ClassNotFound,) as exc:
         raise ScenarioError(_where(flat, 'weight_classes'), str(exc))
 
 
@@ -732,26 +941,62 @@ def _groups(data, scopes):
     return groups
 
 
-def _servers(data, hosts: typing.Sequence[Host],
+class _Room:
+    """What Placement would still allocate on each host as the servers
+    already running, then the holds, take theirs: its capacity
+    (:meth:`Host.capacity`) less what those before took, an amount its
+    inventory's units allow (:meth:`Host.refuses`).
+
+    :param hosts: the scenario's hosts.
+    """
+
+    def __init__(self, hosts: typing.Sequence[Host]) -> None:
+        self.hosts = {h.name: h for h in hosts}
+        self._left: typing.Dict[str, typing.Dict[str, int]] = {}
+
+    def host(self, path: str, name: str) -> Host:
+        host = self.hosts.get(name)
+        if host is None:
+            raise ScenarioError(path, f'{shown(name)}: no such host')
+        return host
+
+    def take(self, path: str, host: Host,
+             resources: typing.Mapping[str, int], what: str) -> None:
+        """``what`` (a server, a hold) takes ``resources`` on ``host``.
+
+        :param path: the key of the resources, for errors.
+        :raises ScenarioError: Placement would refuse it.
+        """
+        free = self._left.setdefault(host.name, {
+            rc: host.capacity(rc) for rc in host.resources})
+        for rc, amount in resources.items():
+            where = f'{path}.{validation.key(rc)}'
+            if amount > free.get(rc, 0):
+                raise ScenarioError(where, (
+                    f'{amount}: {what} does not fit {host.name} '
+                    f'({free.get(rc, 0)} of {rc} left)'))
+            refused = host.refuses(rc, amount)
+            if refused:
+                raise ScenarioError(where, f'{amount}: {refused}')
+        for rc, amount in resources.items():
+            free[rc] -= amount
+
+
+def _servers(data, room: _Room,
              groups: typing.Mapping[str, Group]) -> typing.List[Running]:
     """``servers:``: each on a known host, in a known group, with
-    resources its host has room for (its inventory less what is reserved
-    and what the servers before it take)."""
-    by_name = {h.name: h for h in hosts}
-    left: typing.Dict[str, typing.Dict[str, int]] = {}
+    resources its host has room for (Placement's capacity less what the
+    servers before it take) in amounts its inventory allows."""
     out: typing.List[Running] = []
     seen: typing.Set[str] = set()
     for i, item in enumerate(data or []):
         path = f'servers[{i}]'
         name = item['name']
         if name in seen:
-            raise ScenarioError(f'{path}.name', f'{name!r}: server '
+            raise ScenarioError(f'{path}.name', f'{shown(name)}: server '
                                 'defined twice')
         seen.add(name)
-        host = by_name.get(item['host'])
-        if host is None:
-            raise ScenarioError(f'{path}.host',
-                                f'{item["host"]!r}: no such host')
+        host = room.host(f'{path}.host', item['host'])
         group = item.get('group')
         if group is not None:
             _group_ref(f'{path}.group', group, groups)
@@ -759,17 +1004,45 @@ def _servers(data, hosts: typing.Sequence[Host],
                                           else DEFAULT_PROJECT)
         resources = _classes(f'{path}.flavor.resources',
                              item['flavor']['resources'])
-        free = left.setdefault(host.name, {
-            rc: n - host.reserved.get(rc, 0)
-            for rc, n in host.resources.items()})
-        for rc, amount in resources.items():
-            if amount > free.get(rc, 0):
-                raise ScenarioError(f'{path}.flavor.resources.{rc}', (
-                    f'{amount}: {name!r} does not fit {host.name} '
-                    f'({free.get(rc, 0)} of {rc} left)'))
-        for rc, amount in resources.items():
-            free[rc] -= amount
+        room.take(f'{path}.flavor.resources', host, resources, shown(name))
         out.append(Running(name, host.name, project, group, resources))
+    return out
+
+
+def _holds(data, room: _Room,
+           stacks: typing.Mapping[str, 'StackEntry']
+           ) -> typing.List[Held]:
+    """``holds:``: each on a known host with room for it, for a known
+    stack's server (each held once) if it names them."""
+    out: typing.List[Held] = []
+    seen: typing.Set[typing.Tuple[str, str]] = set()
+    for i, item in enumerate(data or []):
+        path = f'holds[{i}]'
+        host = room.host(f'{path}.host', item['host'])
+        stack, server = item.get('stack'), item.get('server')
+        project = item.get('project')
+        if stack is not None:
+            entry = stacks.get(stack)
+            if entry is None:
+                raise ScenarioError(f'{path}.stack',
+                                    f'{shown(stack)}: no such stack')
+            project = project or entry.project
+            if server is not None:
+                if server not in {s.name for s in entry.stack.servers}:
+                    raise ScenarioError(f'{path}.server', (
+                        f'{shown(server)}: no such server in stack '
+                        f'{shown(stack)}'))
+                if (stack, server) in seen:
+                    raise ScenarioError(f'{path}.server', (
+                        f'{shown(server)}: held twice'))
+                seen.add((stack, server))
+        elif server is not None:
+            raise ScenarioError(f'{path}.server', 'a held server needs '
+                                'its stack: give stack too')
+        resources = _classes(f'{path}.resources', item['resources'])
+        room.take(f'{path}.resources', host, resources, 'the hold')
+        out.append(Held(host.name, resources, project or DEFAULT_PROJECT,
+                        stack, server))
     return out
 
 
@@ -879,8 +1152,10 @@ def _resilience(path, body, known: _Known) -> Resilience:
     if groups is not None:
         groups = tuple(_group_ref(f'{path}.groups[{i}]', name, known.groups)
                        for i, name in enumerate(groups))
-    return Resilience(body['fail'], body.get('count', 1), body.get('cases'),
-                      body.get('seed', 0), groups)
+    cases = body.get('cases')
+    return Resilience(body['fail'], int(body.get('count', 1)),
+                      None if cases is None else int(cases),
+                      int(body.get('seed', 0)), groups)
 
 
 def _failable(scenario: 'Scenario') -> None:
@@ -948,11 +1223,136 @@ def _boot(path, body, groups):
     flavor = body['flavor']
     project = body.get('project') or (groups[group].project if group
                                       else DEFAULT_PROJECT)
+    extra_specs = _as_strings(flavor.get('extra_specs'))
+    _nova_checks(f'{path}.flavor.extra_specs', extra_specs, 'extra_spec')
+    properties = _as_strings((body.get('image') or {}).get('properties'))
+    _nova_checks(f'{path}.image.properties', properties, 'image_property')
     return Boot(
-        body['name'], group, body.get('count', 1), project,
+        body['name'], group, int(body.get('count', 1)), project,
         _classes(f'{path}.flavor.resources', flavor['resources']),
-        _as_strings(flavor.get('extra_specs')),
-        _as_strings((body.get('image') or {}).get('properties')))
+        extra_specs, properties)
+
+
+def _nova_checks(path: str, values: typing.Mapping[str, str],
+                 kind: str) -> None:
+    """Each of ``values`` through nova's own check of its ``kind``
+    (:func:`_nova_refuses`)."""
+    for key, value in values.items():
+        problem = _nova_refuses(kind, key, value)
+        if problem:
+            raise ScenarioError(f'{path}.{validation.key(key)}',
+                                f'{shown(value)}: {problem}')
+
+
+@functools.lru_cache(maxsize=4096)
+def _nova_refuses(kind: str, key: str, value: str) -> typing.Optional[str]:
+    """What nova says of an ``extra_spec`` of a flavor (its API's checks,
+    microversion 2.86 and later: the namespaces nova knows, and their
+    values) or an ``image_property`` (as it reads an image's metadata for
+    a boot: an architecture, a number of cores... of the right shape),
+    or None when it takes it. Remembered: nova's extra spec check tries
+    its hundreds of patterns in turn, and a scenario's boots repeat their
+    flavors."""
+    from nova import exception
+    try:
+        if kind == 'extra_spec':
+            from nova.api.validation.extra_specs import validators
+            if not validators.VALIDATORS:
+                validators.load_validators()
+            validators.validate(key, value)
+        else:
+            from nova import objects
+            objects.register_all()
+            objects.ImageMetaProps.from_dict({key: value})
+    except (ValueError, TypeError, exception.NovaException) as exc:
+        return str(exc)
+    return None
+
+
+MAX_NESTING = 48
+"""The deepest a scenario nests (a stack's groups nest 8 deep, each
+two levels: a member's mapping and its list)."""
+MAX_REPEATED = 1000000
+"""The most values YAML aliases (``*name``) may add to a scenario by
+repeating what an anchor names."""
+
+
+def _bounded(data: dict) -> None:
+    """Refuse a document that nests deeper than :data:`MAX_NESTING` (no
+    parser or message should recurse that deep) or that YAML aliases make
+    larger by more than :data:`MAX_REPEATED` values (an alias repeats its
+    anchor's value, and aliases of aliases repeat it exponentially: a
+    few lines, billions of values), naming the section. One pass over
+    the document as read, each mapping and list once; a second, over
+    what aliases repeat, only where an alias repeats something.
+
+    :raises ScenarioError: naming the section.
+    """
+    seen: typing.Set[int] = set()
+    repeated = False
+    for key, value in data.items():
+        stack = [(value, 1)] if type(value) in _CONTAINERS else []
+        while stack:
+            node, depth = stack.pop()
+            if id(node) in seen:
+                repeated = True
+                continue
+            seen.add(id(node))
+            if depth >= MAX_NESTING:
+                raise ScenarioError(validation.key(key), (
+                    f'nests deeper than {MAX_NESTING} levels'))
+            stack.extend((child, depth + 1) for child in (
+                node.values() if type(node) is dict else node)
+                if type(child) in _CONTAINERS)
+    if repeated:
+        _not_repeated_too_much(data)
+
+
+_CONTAINERS = frozenset({dict, list})
+
+
+def _not_repeated_too_much(data: dict) -> None:
+    """:func:`_bounded` where YAML aliases repeat values: each mapping
+    and list's height and size as the aliases make it (once each, after
+    its children)."""
+    height: typing.Dict[int, int] = {}
+    size: typing.Dict[int, int] = {}
+    distinct = 0
+    stack = [(data, False, '')]
+    while stack:
+        node, done, section = stack.pop()
+        children = list(node.values()) if type(node) is dict else node
+        inner = [c for c in children if type(c) in _CONTAINERS]
+        if not done:
+            if height.get(id(node)) == -1:
+                # on the way to itself: an alias inside its own anchor
+                raise ScenarioError(section, 'a YAML alias repeats a '
+                                    'value inside itself')
+            if id(node) in height:
+                continue
+            height[id(node)] = -1
+            distinct += 1 + len(children) - len(inner)
+            stack.append((node, True, section))
+            if node is data:
+                stack.extend((v, False, validation.key(k))
+                             for k, v in data.items()
+                             if type(v) in _CONTAINERS)
+            else:
+                stack.extend((c, False, section) for c in inner)
+            continue
+        height[id(node)] = 1 + max((height[id(c)] for c in inner),
+                                   default=0)
+        size[id(node)] = 1 + len(children) - len(inner) + sum(
+            size.get(id(c), 1) for c in inner)
+    for key, value in data.items():
+        if type(value) in _CONTAINERS and height[id(value)] >= MAX_NESTING:
+            raise ScenarioError(validation.key(key), (
+                f'nests deeper than {MAX_NESTING} levels'))
+    if size[id(data)] > distinct + MAX_REPEATED:
+        worst = max((k for k, v in data.items() if type(v) in _CONTAINERS),
+                    key=lambda k: size[id(data[k])])
+        raise ScenarioError(validation.key(worst), (
+            f'YAML aliases repeat more than {MAX_REPEATED} values'))
 
 
 def parse(data: object) -> Scenario:
@@ -968,25 +1368,28 @@ def parse(data: object) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError('', (
             f'the scenario must be a mapping of sections '
-            f'({", ".join(SCHEMA["properties"])}), not a '
+            f'({", ".join(_SHAPE["properties"])}), not a '
             f'{type(data).__name__}'))
-    error = _VALIDATOR.first_error(data)
+    _bounded(data)
+    error = schema_error(data)
     if error is not None:
-        raise ScenarioError(*validation.describe(error))
+        raise error
     scopes = _scopes(data.get('scopes') or {})
     hosts, generated = _hosts(data.get('hosts') or [], data.get('generate'))
     aggregates = _aggregates(data.get('aggregates') or [], scopes, hosts,
                              generated)
     groups = _groups(data.get('groups'), scopes)
-    servers = _servers(data.get('servers'), hosts, groups)
+    room = _Room(hosts)
+    servers = _servers(data.get('servers'), room, groups)
     stacks = _stacks(data.get('stacks'), groups)
+    held = _holds(data.get('holds'), room, stacks)
     config, nova_config = _config(data.get('config'))
     scenario = Scenario(tuple(hosts), tuple(aggregates),
                         tuple(scopes.values()), config, groups,
                         tuple(_requests(data.get('requests'), groups,
                                         stacks, (h.name for h in hosts),
                                         servers)),
-                        stacks, nova_config, tuple(servers))
+                        stacks, nova_config, tuple(servers), tuple(held))
     _as_the_policy_service_would(scenario)
     _failable(scenario)
     return scenario

@@ -175,10 +175,9 @@ class EveryHost:
             p.create_trait(trait)
         for host in hosts:
             generation = p.create_provider(host.name, host.uuid)['generation']
-            generation = p.set_inventory(host.uuid, generation, {
-                rc: {'total': n, 'reserved': host.reserved.get(rc, 0)}
-                for rc, n in host.resources.items()
-            })['resource_provider_generation']
+            generation = p.set_inventory(
+                host.uuid, generation, host.inventories()
+            )['resource_provider_generation']
             generation = p.set_traits(
                 host.uuid, generation, set(host.traits) | set(NOVA_TRAITS)
             )['resource_provider_generation']
@@ -527,9 +526,11 @@ class NovaScheduler:
             host_state.hypervisor_hostname = name
             host_state.stats = {}
             host_state.limits = {}
-            host_state.ram_allocation_ratio = 1.0
-            host_state.cpu_allocation_ratio = 1.0
-            host_state.disk_allocation_ratio = 1.0
+            # the compute node's ratios, which its inventories carry
+            host = self.sim.host_of[name]
+            host_state.ram_allocation_ratio = host.ratio('MEMORY_MB')
+            host_state.cpu_allocation_ratio = host.ratio('VCPU')
+            host_state.disk_allocation_ratio = host.ratio('DISK_GB')
             self.host_states[name] = host_state
         elif host_state.nsp_version == version:
             return host_state

@@ -12,13 +12,23 @@ simulator's audit of every scoped group equals the live one's (``GET
 /os-server-groups/{id}/audit``), violations included. A resilience
 sweep of the export (each rack in turn) then says which racks g cannot
 lose.
+
+The export also writes nova-scheduler's options (read from the nova.conf
+``[scoped_policies_api] scheduler_config_files`` names, here written from
+the test's own scheduler options), each host's inventories as Placement
+holds them (allocation ratios, units) and the capacity stacks hold: the
+simulator's Placement holds what the cloud's does, host by host.
 """
 
 import collections
 import datetime
 import json
+import os
 import re
 from unittest import mock
+
+import fixtures
+from oslo_config import cfg
 
 from nova_scoped_policies.placement import fake
 from nova_scoped_policies.placement import holds
@@ -29,6 +39,7 @@ from tests.functional import test_stack_boots as stack_boots
 
 ADMIN = stack_boots.ADMIN
 OTHER = test_repairs.OTHER
+CONF = cfg.CONF
 
 
 class ExportTest(stack_boots.StackCloud):
@@ -84,6 +95,33 @@ class ExportTest(stack_boots.StackCloud):
         self._make_aggregate('win', ['h31'],
                              {'trait:CUSTOM_WINDOWS_LICENSED': 'required',
                               'other': 'not read'})
+        self.conf.set_override('scheduler_config_files',
+                               [self.nova_conf()],
+                               group='scoped_policies_api')
+        # the option's group is a module's, shared by every ConfigOpts
+        # it is registered on: the override is this test's only
+        self.addCleanup(self.conf.clear_override, 'scheduler_config_files',
+                        group='scoped_policies_api')
+
+    def nova_conf(self):
+        """nova-scheduler's nova.conf in this test: its options as the
+        test set them, and one the simulator holds at one value."""
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'nova.conf')
+        scheduler = CONF.filter_scheduler
+        forbidden = CONF.scoped_policies.enable_forbidden_aggregates_filter
+        lines = ['[DEFAULT]', 'debug = true', '[filter_scheduler]']
+        lines += [f'available_filters = {f}'
+                  for f in scheduler.available_filters]
+        lines += [f'enabled_filters = {",".join(scheduler.enabled_filters)}',
+                  f'weight_classes = {",".join(scheduler.weight_classes)}',
+                  'ram_weight_multiplier = -1.5', 'host_subset_size = 3',
+                  '[scoped_policies]',
+                  f'enable_forbidden_aggregates_filter = {forbidden}',
+                  'soft_anti_affinity_weight_multiplier = 4.0']
+        with open(path, 'w', encoding='utf-8') as handle:
+            handle.write('\n'.join(lines) + '\n')
+        return path
 
     def live_audit(self, group):
         return self.call('GET', f'/os-server-groups/{group}/audit',
@@ -133,19 +171,82 @@ class ExportTest(stack_boots.StackCloud):
             found.append(line)
         return sorted(found)
 
+    def simulated_placement(self, document):
+        """The export's world in the simulator's Placement, built (every
+        server running and hold held), no request run."""
+        scenario = sc.parse(json.loads(json.dumps(document)))
+        simulation = fast.FastSimulation(scenario, fake.FakePlacement())
+        simulation.build()
+        return scenario, simulation.hosts.placement
+
+    def assert_same_placement(self, document):
+        """Host by host, the simulator's Placement holds the cloud's
+        inventories (what they allocate: total, reserved, ratio, units)
+        and usages (every instance and hold)."""
+        scenario, model = self.simulated_placement(document)
+        for host in scenario.hosts:
+            rp = self._get_provider_uuid_by_host(host.name)
+            real = self.placement_client.request(
+                'GET', f'/resource_providers/{rp}/inventories').json()[
+                    'inventories']
+            simulated = model.providers[host.uuid].inventories
+            self.assertEqual(set(real), set(simulated), host.name)
+            for rc, inventory in real.items():
+                capacity = int((inventory['total'] - inventory['reserved'])
+                               * inventory['allocation_ratio'])
+                found = simulated[rc]
+                self.assertEqual(
+                    (inventory['total'], inventory['reserved'],
+                     inventory['allocation_ratio'], inventory['min_unit'],
+                     inventory['step_size'],
+                     min(inventory['max_unit'], capacity)),
+                    (found['total'], found['reserved'],
+                     found['allocation_ratio'], found['min_unit'],
+                     found['step_size'], min(found['max_unit'], capacity)),
+                    (host.name, rc))
+            usages = self.placement_client.request(
+                'GET', f'/resource_providers/{rp}/usages').json()['usages']
+            self.assertEqual({rc: n for rc, n in usages.items() if n},
+                             {rc: n for rc, n in model.used(
+                                 host.uuid).items() if n}, host.name)
+
     def test_the_export_audits_as_the_cloud_does(self):
         document = self.export()
-        # hosts at a ratio of 1.0 with Placement's capacity
+        # hosts with Placement's inventories: totals, reserved, ratios
         h11 = next(h for h in document['hosts'] if h['name'] == 'h11')
         inventory = self.placement_client.request(
             'GET', '/resource_providers/'
             f'{self._get_provider_uuid_by_host("h11")}/inventories'
-        ).json()['inventories']['MEMORY_MB']
-        self.assertEqual(
-            int((inventory['total'] - inventory['reserved']) * 1.5),
-            h11['resources']['MEMORY_MB'] - h11['reserved']['MEMORY_MB'])
-        self.assertEqual(int(inventory['total'] * 1.5),
+        ).json()['inventories']
+        self.assertEqual(inventory['MEMORY_MB']['total'],
                          h11['resources']['MEMORY_MB'])
+        self.assertEqual(512, h11['reserved']['MEMORY_MB'])
+        self.assertEqual(
+            {'VCPU': {'allocation_ratio': 2.0,
+                      'max_unit': inventory['VCPU']['max_unit']},
+             'MEMORY_MB': {'allocation_ratio': 1.5,
+                           'max_unit': inventory['MEMORY_MB']['max_unit']}},
+            h11['inventory'])
+        self.assert_same_placement(document)
+        # nova-scheduler's options, as its nova.conf sets them
+        config = document['config']
+        self.assertEqual(
+            {'enabled_filters': CONF.filter_scheduler.enabled_filters,
+             'weight_classes': CONF.filter_scheduler.weight_classes,
+             'available_filters': CONF.filter_scheduler.available_filters,
+             'ram_weight_multiplier': -1.5},
+            {k: config['filter_scheduler'][k] for k in (
+                'enabled_filters', 'weight_classes', 'available_filters',
+                'ram_weight_multiplier')})
+        # which the simulator holds at 1: left out
+        self.assertNotIn('host_subset_size', config['filter_scheduler'])
+        self.assertEqual(
+            (CONF.scoped_policies.enable_forbidden_aggregates_filter, 4.0),
+            (config['enable_forbidden_aggregates_filter'],
+             config['soft_anti_affinity_weight_multiplier']))
+        self.assertEqual(sc.parse(json.loads(json.dumps(
+            document))).nova_config['enabled_filters'],
+            CONF.filter_scheduler.enabled_filters)
         servers = {s['name']: s for s in document['servers']}
         # names: unique; g1 and the other project's web share a name
         ids = {name: s['id'] for name, s in self.servers.items()}
@@ -250,6 +351,11 @@ class ExportTest(stack_boots.StackCloud):
         }, dict(kinds))
         self.assertEqual(8, len(document['servers']))
         self.assertNotIn(hold, json.dumps(document))
+        # the hold is capacity held, of no stored stack
+        self.assertEqual([{'host': 'h31', 'project': self.project,
+                           'resources': {'MEMORY_MB': 256, 'VCPU': 1}}],
+                         document['holds'])
+        self.assert_same_placement(document)
         # every trait a host has, written
         written = next(h for h in document['hosts'] if h['name'] == 'h31')
         self.assertEqual(sorted(request(
@@ -294,3 +400,42 @@ class ExportTest(stack_boots.StackCloud):
         result = self.simulate(hidden)
         self.assertEqual([0, 0, 2], sorted(
             len(a['violations']) for a in result['audit'].values()))
+
+    def test_held_capacity_is_exported_and_held(self):
+        """A stack decided through the policy API holds capacity: the
+        export writes each hold with its stack and server, as the
+        exported stack names them, and the simulator holds it in its
+        Placement; another project's export keeps it as load."""
+        flavor = {'resources': {'VCPU': 1, 'MEMORY_MB': 256}}
+        stack = self.call('POST', '/stacks', {'stack': {
+            'name': 'app', 'lease_seconds': 600, 'group': {
+                'name': 'root', 'policies': ['anti-affinity:rack'],
+                'servers': {'count': 2, 'flavor': flavor}}}},
+            expect=201)['stack']
+        decided = self.call('GET', f'/stacks/{stack["id"]}',
+                            headers=ADMIN)['stack']['servers']
+        document = self.export()
+        self.assertEqual(sorted(
+            ({'host': decided[s]['host'], 'project': self.project,
+              'resources': {'MEMORY_MB': 256, 'VCPU': 1},
+              'stack': 'app', 'server': s} for s in ('root-1', 'root-2')),
+            key=lambda h: h['host']), document['holds'])
+        self.assert_same_placement(document)
+        # a decision of the simulated stack reads the held capacity as
+        # taken, and the holds stay for the whole run
+        result = self.simulate(dict(document, requests=[
+            {'plan': {'stack': 'app'}}]))
+        self.assertEqual('reserved', result['plans']['app']['status'])
+
+        theirs = self.export(f'?project={OTHER}')
+        self.assertEqual(sorted((
+            {'host': decided[s]['host'], 'resources': {
+                'MEMORY_MB': 256, 'VCPU': 1}} for s in decided),
+            key=lambda h: h['host']), theirs['holds'])
+        self.assert_same_placement(theirs)
+        hidden = self.export('?obfuscate=true')
+        (app,) = hidden['stacks']
+        servers = {f'{app["group"]["name"]}-{i}' for i in (1, 2)}
+        self.assertEqual(servers, {h['server'] for h in hidden['holds']})
+        self.assertEqual({app['name']}, {h['stack'] for h in hidden['holds']})
+        self.simulate(hidden)

@@ -53,6 +53,11 @@ def run(scenario: sc.Scenario, engine: str) -> dict:
             report = runner.Simulation(scenario, placement.start()).run()
         finally:
             placement.stop()
+    return timeless(report)
+
+
+def timeless(report: dict) -> dict:
+    """``report`` without the seconds things took."""
     report['stats'].pop('seconds')
     for plan in report.get('plans', {}).values():
         plan.pop('seconds')
@@ -104,6 +109,11 @@ def _draw_document(rng: random.Random, zone_id: str) -> dict:
 
 
 def random_scenario(seed: int) -> sc.Scenario:
+    return sc.parse(random_data(seed))
+
+
+def random_data(seed: int) -> dict:
+    """The document of :func:`random_scenario`."""
     rng = random.Random(seed)
     hosts = [f'h{i}' for i in range(1, rng.randint(6, 24) + 1)]
     licensed = set(rng.sample(hosts, 2))
@@ -200,7 +210,7 @@ def random_scenario(seed: int) -> sc.Scenario:
             servers += booted
             if 'group' in boot:
                 member_of.update((s, boot['group']) for s in booted)
-    return sc.parse(data)
+    return data
 
 
 @pytest.mark.parametrize('path', EXAMPLES,

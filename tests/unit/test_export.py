@@ -76,14 +76,32 @@ def cloud(**changes):
     return export.Cloud(**found)
 
 
-def test_hosts_keep_placement_capacity_at_a_ratio_of_one():
-    (h1, *_) = export.scenario(cloud())['hosts']
+def test_hosts_keep_placements_inventories():
+    """Totals and reserved amounts as Placement holds them, and the
+    inventory fields that differ from Placement's defaults: a max_unit
+    only where it can refuse an amount (below the capacity)."""
+    inventories = {
+        'VCPU': export.Inventory(8, 0, 4.0, max_unit=8),
+        'MEMORY_MB': export.Inventory(16384, 512, 1.5, max_unit=16384),
+        'DISK_GB': export.Inventory(100, 0, 1.0, max_unit=100),
+        'CUSTOM_GPU': export.Inventory(4, 0, 1.0, min_unit=2,
+                                       step_size=2)}
+    (h1, *_) = export.scenario(cloud(hosts=(export.Host(
+        'h1', inventories, ('CUSTOM_SSD',)),)))['hosts']
     assert h1['name'] == 'h1'
-    assert h1['resources'] == {'DISK_GB': 100, 'MEMORY_MB': 24576,
-                               'VCPU': 32}
-    # (16384 - 512) x 1.5 = 23808: 24576 - 768
-    assert h1['reserved'] == {'MEMORY_MB': 768}
+    assert h1['resources'] == {'CUSTOM_GPU': 4, 'DISK_GB': 100,
+                               'MEMORY_MB': 16384, 'VCPU': 8}
+    assert h1['reserved'] == {'MEMORY_MB': 512}
+    assert h1['inventory'] == {
+        'CUSTOM_GPU': {'min_unit': 2, 'step_size': 2},
+        # (16384 - 512) x 1.5 = 23808 > 16384: one allocation at most
+        'MEMORY_MB': {'allocation_ratio': 1.5, 'max_unit': 16384},
+        'VCPU': {'allocation_ratio': 4.0, 'max_unit': 8}}
     assert h1['traits'] == ['CUSTOM_SSD']
+    # the simulator reads them back as Placement holds them
+    host = sc.parse(dict(export.scenario(cloud()), requests=[])).hosts[0]
+    assert (host.capacity('VCPU'), host.capacity('MEMORY_MB')) == (
+        32, 23808)
 
 
 @pytest.mark.parametrize('total,reserved,ratio', [

@@ -104,3 +104,79 @@ def test_write_many_is_all_or_nothing(world):
         'new': model.Write({}, 'p', 'u')})
     assert world.consumers['mig'].allocations == {'rp1': {'VCPU': 4}}
     assert 'new' not in world.consumers
+
+
+# Each inventory field, with the amounts Placement takes and refuses on
+# a provider of 8 VCPU: one call of the query, the claim and the atomic
+# write, and the same through the fake's REST API.
+FIELDS = [
+    ('allocation_ratio', 2.0, [1, 16], [17]),
+    ('reserved', 3, [1, 5], [6]),
+    ('min_unit', 2, [2, 8], [1]),
+    ('max_unit', 4, [1, 4], [5, 8]),
+    ('step_size', 3, [3, 6], [1, 4, 8]),
+]
+
+
+def _fielded(field, value):
+    placement = model.Placement()
+    placement.add_provider('rp1', 'h1')
+    placement.set_inventories('rp1', 0, {'VCPU': model.inventory(
+        {'total': 8, field: value})})
+    return placement
+
+
+@pytest.mark.parametrize('field, value, taken, refused', FIELDS,
+                         ids=[f[0] for f in FIELDS])
+def test_each_inventory_field_is_honoured(field, value, taken, refused):
+    for amount in taken + refused:
+        placement = _fielded(field, value)
+        fits = amount in taken
+        assert bool(placement.candidates(_query({'VCPU': amount}))) == fits
+        assert placement.claim('c', {'rp1': {'VCPU': amount}}, 'p',
+                               'u') == fits
+        placement = _fielded(field, value)
+        write = {'c': model.Write({'rp1': {'VCPU': amount}}, 'p', 'u')}
+        if fits:
+            placement.write_many(write)
+        else:
+            with pytest.raises(model.Conflict):
+                placement.write_many(write)
+
+
+@pytest.mark.parametrize('field, value, taken, refused', FIELDS,
+                         ids=[f[0] for f in FIELDS])
+def test_each_inventory_field_over_the_rest_api(field, value, taken,
+                                                refused):
+    from nova_scoped_policies.placement import client as pc
+    from nova_scoped_policies.placement import fake
+    from nova_scoped_policies.simulator import embedded
+    client = embedded.InProcessClient(fake.FakePlacement())
+    rp = '6a1c8a64-8f5e-4c0e-a7a9-0d5b1e1f0001'
+    generation = client.create_provider('h1', rp)['generation']
+    client.set_inventory(rp, generation, {'VCPU': {'total': 8,
+                                                   field: value}})
+    for n, amount in enumerate(taken + refused):
+        listed = client.request(
+            'GET', f'/allocation_candidates?resources=VCPU:{amount}',
+            version='1.36').json()['allocation_requests']
+        assert bool(listed) == (amount in taken), amount
+        consumer = f'6a1c8a64-8f5e-4c0e-a7a9-0d5b1e1f1{n:03d}'
+        body = {'allocations': {rp: {'resources': {'VCPU': amount}}},
+                'project_id': 'p', 'user_id': 'u',
+                'consumer_generation': None}
+        if amount in taken:
+            client.put_allocations(consumer, body)
+            client.delete_allocations(consumer)
+        else:
+            with pytest.raises(pc.PlacementError) as caught:
+                client.put_allocations(consumer, body)
+            assert caught.value.status == 409
+
+
+def test_an_inventory_without_max_unit_has_placements():
+    """Placement's own default: its largest integer, not the total (at an
+    allocation ratio above 1, one allocation may exceed the total)."""
+    assert model.inventory({'total': 8})['max_unit'] == 2 ** 31 - 1
+    placement = _fielded('allocation_ratio', 4.0)
+    assert placement.claim('c', {'rp1': {'VCPU': 20}}, 'p', 'u')
