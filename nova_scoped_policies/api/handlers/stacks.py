@@ -22,6 +22,7 @@ import webob
 from nova_scoped_policies.api import audit
 from nova_scoped_policies.api import decisions
 from nova_scoped_policies.api import microversion
+from nova_scoped_policies.api import policy as api_policy
 from nova_scoped_policies.api.policies import scopes as scope_rules
 from nova_scoped_policies.api.policies import stacks as rules
 from nova_scoped_policies.api.schemas import stacks as schemas
@@ -142,16 +143,16 @@ def sweep(service, store: stack_db.StackStore) -> int:
 
 
 def _record(req, action: str) -> stack_db.StackRecord:
-    """The decision of the URL if the caller may act on it; 404 otherwise
-    (other projects' decisions are not disclosed)."""
+    """The decision of the URL if the caller may act on it: 404 for a
+    caller of another project who may not see it (not disclosed), 403
+    when it may not act."""
     context, _, store = req.environ['nsp.stacks']
     uuid = util.check_uuid(req.urlvars['id'], 'id')
     record = store.get(uuid)
-    target = {'project_id': record.project_id}
-    if not context.can(rules.SHOW, target, fatal=False):
-        raise webob.exc.HTTPNotFound(
-            explanation=f'stack decision {uuid} not found')
-    context.can(action, target)   # 403: the caller sees it, may not act
+    api_policy.authorize_on(context, action, rules.SHOW, record.project_id,
+                            webob.exc.HTTPNotFound(
+                                explanation=f'stack decision {uuid} not '
+                                'found'))
     return record
 
 
