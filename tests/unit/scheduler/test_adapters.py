@@ -286,7 +286,8 @@ def test_list_opts_for_the_config_generator():
         'stack_sweep_interval', 'connect_timeout', 'read_timeout',
         'repair_time_limit', 'repair_move_timeout', 'repair_max_parallel',
         'repair_task_keep_days', 'repair_task_stale_seconds',
-        'export_obfuscation_key', 'export_workers'}
+        'export_obfuscation_key', 'export_workers', 'check_stack_quota',
+        'nova_counts_usage_from_placement'}
     assert 'auth_type' in {o.dest for o in listed['policy_api']}
     assert {o.name for o in listed['scoped_policies_notifications']} == {
         'topics', 'retry', 'queue_size'}
