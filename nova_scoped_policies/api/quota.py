@@ -140,17 +140,20 @@ def _forbidden(found: Exceeded, renewing: bool = False
     return exc
 
 
+_UNCHECKED_SAID = []
+
+
 def _applies(service) -> bool:
     """Whether quotas are checked: the option is on and ``[nova]``
     configured (said once a process when not)."""
     if not service.conf.scoped_policies_api.check_stack_quota:
         return False
     if service.nova is None:
-        if not getattr(service, '_quota_unchecked_said', False):
+        if not _UNCHECKED_SAID:
             LOG.warning('Stack holds are not checked against Nova quotas: '
                         '[nova] is not configured ([scoped_policies_api] '
                         'check_stack_quota needs it)')
-            service._quota_unchecked_said = True
+            _UNCHECKED_SAID.append(True)
         return False
     return True
 

@@ -339,3 +339,20 @@ def test_a_system_scoped_token_is_refused(api):
     headers = dict(ADMIN, **{'OpenStack-System-Scope': 'all'})
     status, found = api.call('GET', '/os-policy-scopes', headers=headers)
     assert status == 403, found
+
+
+def test_a_readers_repair_task_shows_hosts_as_surrogates(api):
+    task = api.task()
+    status, found = api.call('GET', f'/repairs/tasks/{task}',
+                             headers=PERSONAS['reader'])
+    assert status == 200, found
+    (move,) = found['task']['moves']
+    assert {move['from'], move['to']} & {'h1', 'h2'} == set()
+    status, found = api.call('GET', f'/repairs/tasks/{task}', headers=ADMIN)
+    assert found['task']['moves'][0]['from'] == 'h1'
+    # the reader lists its project's tasks only; another project sees none
+    listed = api.call('GET', '/repairs/tasks', headers=PERSONAS['reader'])[1]
+    assert task in [t['id'] for t in listed['tasks']]
+    other = api.call('GET', '/repairs/tasks',
+                     headers=PERSONAS['other_member'])[1]
+    assert task not in [t['id'] for t in other['tasks']]
