@@ -236,9 +236,18 @@ def check_held(service, store: stack_db.StackStore,
 
     :raises webob.exc.HTTPForbidden: "Quota exceeded for <resource>"; once
         held, the caller gives the holds back.
-    :raises webob.exc.HTTPServiceUnavailable: Nova did not answer.
+    :raises webob.exc.HTTPServiceUnavailable: Nova did not answer a
+        renewal (once held, the check before the decision stands).
     """
-    found = _exceeded(service, store, record.project_id, _holding(record),
-                      but=record.id, asked_in_use=True)
+    try:
+        found = _exceeded(service, store, record.project_id,
+                          _holding(record), but=record.id,
+                          asked_in_use=True)
+    except webob.exc.HTTPServiceUnavailable as exc:
+        if renewing:
+            raise
+        LOG.warning('Stack %s: its quota not checked again once held: %s',
+                    record.id, exc.explanation)
+        return
     if found is not None:
         raise _forbidden(found, renewing)
