@@ -194,30 +194,25 @@ def caller(app) -> typing.Optional[typing.Tuple[str, typing.List[str]]]:
     return ref.project_id, list(ref.role_names)
 
 
-def may(app, rule: typing.Optional[str]) -> bool:
-    """Whether the caller's roles pass ``rule``'s default on its project
-    (the policy API's rules in code; the API decides, with the operator's
-    policy file). True when the roles are not known."""
-    if not rule:
-        return True
-    who = caller(app)
-    if who is None:
-        return True
-    from nova_scoped_policies.api import policies
-    return policies.Defaults().allowed(rule, who[0], who[1])
-
-
 def summaries(app, everything: bool = True
               ) -> typing.List[typing.Tuple[str, str]]:
     """(name, first sentence of its help) of every ``scoped policy``
     command of ``app``'s command manager, sorted by name; unless
-    ``everything``, only those whose rule the caller's roles pass."""
+    ``everything``, only those whose rule (the command's ``rule``) the
+    caller's roles pass on its project, by the policy API's rules in code
+    (the API decides, with the operator's policy file); every one when
+    the roles are not known."""
+    who = None if everything else caller(app)
+    if who is not None:
+        from nova_scoped_policies.api import policies
+        rules = policies.Defaults()
     found = []
     for name, entry in app.command_manager:
         if not name.startswith(PREFIX):
             continue
         factory = entry.load()
-        if everything or may(app, getattr(factory, 'rule', None)):
+        rule = getattr(factory, 'rule', None)
+        if who is None or not rule or rules.allowed(rule, *who):
             found.append((name, one_line(
                 factory(app, None).get_description())))
     return sorted(found)
