@@ -157,6 +157,22 @@ function configure_nova_scoped_policies_api {
     iniset $NOVA_CONF policy_store connection "$connection"
 }
 
+# configure_nova_scoped_policies_service_role: nova's service user, which
+# nova-scheduler runs as, gets the service role (Secure RBAC): the policy
+# API's rules let that role read what the scheduler reads (scopes in real
+# identifiers, every project's groups, the stacks it boots) and give a stack
+# member's hold back as it boots. With NOVA_SCOPED_POLICIES_STORE_DRIVER=http
+# the scheduler reads the policy API as that user ([policy_api]).
+function configure_nova_scoped_policies_service_role {
+    get_or_create_role service
+    get_or_add_user_project_role service nova $SERVICE_PROJECT_NAME
+    if [[ "$NOVA_SCOPED_POLICIES_STORE_DRIVER" == "http" ]]; then
+        iniset $NOVA_CONF scoped_policies store_driver http
+        inidelete $NOVA_CONF policy_store connection
+        configure_keystone_authtoken_middleware $NOVA_CONF nova policy_api
+    fi
+}
+
 # configure_nova_scoped_policies_watcher: the strategy scoped_policy_repair
 # reads the policy store; Watcher's decision engine, started later by
 # Watcher's plugin, finds the goal, the strategy and the planner
@@ -228,6 +244,7 @@ elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
     configure_nova_scoped_policies
     if [[ "$NOVA_SCOPED_POLICIES_API" == "True" ]]; then
         configure_nova_scoped_policies_api
+        configure_nova_scoped_policies_service_role
     fi
     if [[ "$NOVA_SCOPED_POLICIES_WATCHER" == "True" ]]; then
         configure_nova_scoped_policies_watcher

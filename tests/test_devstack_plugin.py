@@ -173,6 +173,33 @@ def test_post_config_sets_up_the_policy_service_and_store(
     assert driver.scopes() == []
 
 
+def test_post_config_gives_the_schedulers_user_the_service_role(
+        tmp_path, nova_conf):
+    calls = phase(tmp_path, 'stack', 'post-config',
+                  env={'SERVICE_PROJECT_NAME': 'service'})
+    assert 'get_or_create_role service' in calls
+    assert 'get_or_add_user_project_role service nova service' in calls
+    # the sql driver by default: no [policy_api] credentials
+    assert load(nova_conf).scoped_policies.store_driver == 'sql'
+    assert '[policy_api]' not in nova_conf.read_text()
+
+
+def test_the_http_store_driver_reads_the_api_as_nova_with_service_role(
+        tmp_path, nova_conf):
+    calls = phase(tmp_path, 'stack', 'post-config',
+                  env={'SERVICE_PROJECT_NAME': 'service',
+                       'NOVA_SCOPED_POLICIES_STORE_DRIVER': 'http'})
+    assert 'get_or_add_user_project_role service nova service' in calls
+    conf = load(nova_conf)
+    assert conf.scoped_policies.store_driver == 'http'
+    nsp_ksa.register_ks_opts(conf, 'policy_api')
+    assert conf.policy_api.auth_type == 'password'
+    assert '[policy_api]' in nova_conf.read_text()
+    assert 'username = nova' in nova_conf.read_text()
+    assert conf.policy_store.connection != f'sqlite:///{tmp_path}/data/' \
+        'nova-scoped-policies/policy-store.sqlite'
+
+
 def test_extra_starts_the_api_and_creates_the_example_scope(tmp_path,
                                                             nova_conf):
     calls = phase(tmp_path, 'stack', 'extra',

@@ -26,7 +26,8 @@ OTHER_PROJECTS = ('nova/', 'placement/', 'heat/', 'watcher/', 'horizon/')
 # a bare name with one of these endings names a document: it must be ours
 DOCUMENTS = ('.md', '.txt', '.rst')
 # written by the docs build (conf.py: oslo_config.sphinxconfiggen)
-GENERATED = ('_static/nova-scoped-policies.conf.sample',)
+GENERATED = ('_static/nova-scoped-policies.conf.sample',
+             '_static/nova-scoped-policies.policy.yaml.sample')
 
 
 def _repository_files():

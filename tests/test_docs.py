@@ -58,6 +58,10 @@ def test_policy_sample_generator(tmp_path):
     text = sample.read_text()
     for expected in ('"scoped_policies:scopes:create": "rule:admin_api"',
                      '"scoped_policies:server_groups:audit": '
-                     '"rule:admin_or_owner"',
-                     '"scoped_policies:real_ids": "rule:admin_api"'):
+                     '"rule:project_reader_or_admin"',
+                     '"scoped_policies:stacks:create": '
+                     '"rule:project_member_or_admin"',
+                     '"project_reader_api": "role:reader and '
+                     'project_id:%(project_id)s"',
+                     '"scoped_policies:real_ids": "rule:service_or_admin"'):
         assert expected in text

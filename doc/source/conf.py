@@ -5,12 +5,18 @@ extensions = [
     'oslo_config.sphinxext',
     'oslo_config.sphinxconfiggen',
     'oslo_policy.sphinxext',
+    'oslo_policy.sphinxpolicygen',
 ]
 
 config_generator_config_file = [
     ('../../etc/nova-scoped-policies/config-generator.conf',
      '_static/nova-scoped-policies'),
 ]
+
+# admin/policy.rst includes the sample policy file built from the rules
+policy_generator_config_file = \
+    '../../etc/nova-scoped-policies/policy-generator.conf'
+sample_policy_basename = '_static/nova-scoped-policies'
 
 openstackdocs_repo_name = 'openstack/nova-scoped-policies'
 openstackdocs_use_storyboard = False

@@ -152,8 +152,26 @@ class MicroversionMiddleware:
         return resp
 
 
+IMPLIED_ROLES = {'admin': 'manager', 'manager': 'member', 'member': 'reader'}
+"""The role each role implies in Keystone once bootstrapped: a token
+carries the roles its roles imply (``admin`` -> ``manager`` ->
+``member`` -> ``reader``), and the policy rules name the weakest role
+they need."""
+
+
+def with_implied(roles: str) -> str:
+    """X-Roles with the roles they imply, as in a Keystone token."""
+    found = [r.strip() for r in roles.split(',') if r.strip()]
+    for role in found:
+        implied = IMPLIED_ROLES.get(role)
+        if implied and implied not in found:
+            found.append(implied)
+    return ','.join(found)
+
+
 class NoAuth:
     """``noauth2``: trust the identity headers; X-Project-Id is required.
+    X-Roles gets the roles they imply, as a Keystone token would.
     """
 
     def __init__(self, app) -> None:
@@ -166,6 +184,7 @@ class NoAuth:
             raise webob.exc.HTTPUnauthorized(
                 explanation='noauth2 needs an X-Project-Id header')
         req.headers['X-Identity-Status'] = 'Confirmed'
+        req.headers['X-Roles'] = with_implied(req.headers.get('X-Roles', ''))
         return req.get_response(self.app)
 
 

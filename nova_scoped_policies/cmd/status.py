@@ -167,6 +167,64 @@ def _result(failures, warnings, ok):
     return Result(Code.SUCCESS, ok)
 
 
+def _check_policy_file(checks) -> Result:
+    """The policy API's policy file (``[oslo_policy] policy_file`` of the
+    configuration given): warn when it overrides a rule whose default
+    changed (the Secure RBAC personas, whose old default is deprecated),
+    overrides a deprecated rule (``admin_or_owner``: the personas that
+    replace it use the override for a release), or when
+    ``enforce_new_defaults = False`` ORs the old defaults back in."""
+    from oslo_policy import policy as oslo_policy
+
+    from nova_scoped_policies.api import policies
+
+    enforcer = oslo_policy.Enforcer(checks.conf)
+    # as the policy API does (api/policy.py)
+    checks.conf.set_default('enforce_new_defaults', True, 'oslo_policy')
+    defaults = policies.list_rules()
+    enforcer.register_defaults(defaults)
+    enforcer.suppress_deprecation_warnings = True
+    enforcer.suppress_default_change_warnings = True
+    try:
+        enforcer.load_rules()
+    except ValueError as exc:
+        return Result(Code.FAILURE, f'policy file {enforcer.policy_file}: '
+                      f'{str(exc)[:200]}')
+    warnings = []
+    if not checks.conf.oslo_policy.enforce_new_defaults:
+        warnings.append('[oslo_policy] enforce_new_defaults = False: the '
+                        'deprecated defaults are ORed with the new ones '
+                        '(a project reader may still write); set it True '
+                        'once the roles are assigned')
+    found = enforcer.file_rules
+    if any(name.startswith('os_compute_api:') for name in found):
+        return _result([], warnings, f'{enforcer.policy_path} is nova\'s '
+                       'policy file: run the check with the policy API\'s '
+                       'configuration file to check its policy file')
+    renamed = {}
+    for default in defaults:
+        old = default.deprecated_rule
+        if old is None:
+            continue
+        if default.name in found:
+            warnings.append(
+                f'{enforcer.policy_path} overrides {default.name}, whose '
+                f'default changed to "{default.check_str}" (deprecated: '
+                f'"{old.check_str}"): it is "{found[default.name].check_str}"'
+                ' whatever the roles; remove it to enforce the new default')
+        elif old.name != default.name and old.name in found:
+            renamed.setdefault(old.name, []).append(default.name)
+    for name, users in sorted(renamed.items()):
+        warnings.append(
+            f'{enforcer.policy_path} overrides {name}, whose meaning '
+            f'{", ".join(users)} now take(s): they use its '
+            f'"{found[name].check_str}" for a release instead of their new '
+            'defaults; move the override to them, or remove it')
+    where = enforcer.policy_path or f'no policy file ({enforcer.policy_file})'
+    return _result([], warnings, f'{where}: every rule whose default '
+                   'changed has its new default')
+
+
 class Checks(upgradecheck.UpgradeCommands):
     """The checks. Sources of aggregates and Placement can be replaced.
 
@@ -419,6 +477,7 @@ class Checks(upgradecheck.UpgradeCommands):
         ('Scope aggregates', _check_aggregates),
         ('Policy store', _check_store),
         ('Aggregate notification queues', _check_queue_expiry),
+        ('Policy API rules', _check_policy_file),
     )
 
 

@@ -9,12 +9,13 @@ from oslo_config import cfg
 
 from nova_scoped_policies.conf import api
 from nova_scoped_policies.conf import notifications
+from nova_scoped_policies.conf import quota
 from nova_scoped_policies.conf import scheduler
 from nova_scoped_policies.conf import store
 
 CONF = cfg.CONF
 
-_MODULES = (scheduler, store, api, notifications)
+_MODULES = (scheduler, store, api, notifications, quota)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

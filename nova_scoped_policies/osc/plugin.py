@@ -22,7 +22,7 @@ PROJECT_ID = 'scoped_policies_project_id'
 ROLES = 'scoped_policies_roles'
 
 
-def _options(instance) -> dict:
+def global_options(instance) -> dict:
     """Our global options, as openstacksdk stores them (no ``os_``)."""
     cloud = getattr(instance, '_cli_options', None)
     return dict(getattr(cloud, 'config', None) or {})
@@ -36,7 +36,7 @@ def make_client(instance):
     """
     cls = utils.get_client_class(API_NAME, instance._api_version[API_NAME],
                                  API_VERSIONS)
-    options = _options(instance)
+    options = global_options(instance)
     kwargs = {'region_name': instance.region_name,
               'interface': instance.interface}
     if options.get(ENDPOINT):

@@ -3,7 +3,8 @@
 * Keystone 30 on SQLite in a temporary directory (``keystone-manage
   db_sync``, ``fernet_setup``, ``credential_setup``, ``bootstrap``),
   served by ``keystone_serve.py``; its catalog holds the policy API under
-  service type ``scoped-policies``; a tenant project with a member user.
+  service type ``scoped-policies``; a tenant project with a member user
+  and a reader user.
 * ``serve.py`` in the main virtualenv: a real Placement (noauth2), the
   policy API behind keystonemiddleware, a stub of Nova's live migration.
 * Horizon (``django-admin runserver``, ``horizon_settings.py``) with the
@@ -39,6 +40,9 @@ ARTIFACTS = os.path.join(ROOT, '.test-artifacts', 'dashboard')
 ADMIN_PASSWORD = 'admin-' + secrets.token_hex(6)
 TENANT = {'project': 'tenant-a', 'user': 'alice',
           'password': 'alice-' + secrets.token_hex(6)}
+READER = {'user': 'rita', 'password': 'rita-' + secrets.token_hex(6)}
+"""A user with only the reader role of the tenant's project (an auditor,
+a dashboard that only looks)."""
 CHROMIUM = ('chromium', 'chromedriver')
 START_TIMEOUT = 180
 
@@ -168,15 +172,24 @@ class Identity:
         return self.session.get(f'{self.url}/roles?name={name}').json()[
             'roles'][0]['id']
 
-    def tenant(self, project: str, user: str, password: str) -> str:
+    def tenant(self, project: str, user: str, password: str,
+               role: str = 'member') -> str:
+        """A new project and its user with ``role`` in it: the project's
+        id."""
         pid = self.post('/projects', {'project': {
             'name': project, 'domain_id': 'default'}})['project']['id']
+        self.user(pid, user, password, role)
+        return pid
+
+    def user(self, project_id: str, user: str, password: str,
+             role: str) -> str:
+        """A new user with ``role`` in the project: its id."""
         uid = self.post('/users', {'user': {
             'name': user, 'password': password, 'domain_id': 'default',
-            'default_project_id': pid}})['user']['id']
-        self.session.put(f'{self.url}/projects/{pid}/users/{uid}/roles/'
-                         f'{self.role("member")}')
-        return pid
+            'default_project_id': project_id}})['user']['id']
+        self.session.put(f'{self.url}/projects/{project_id}/users/{uid}/'
+                         f'roles/{self.role(role)}')
+        return uid
 
     def service(self, service_type: str, url: str) -> None:
         sid = self.post('/services', {'service': {
@@ -201,6 +214,8 @@ def cloud(keystone, logs):
             identity.service('scoped-policies', world['api'])
             world['tenant'] = identity.tenant(
                 TENANT['project'], TENANT['user'], TENANT['password'])
+            identity.user(world['tenant'], READER['user'],
+                          READER['password'], 'reader')
             world['admin_project'] = identity.session.get_project_id()
             yield world
 

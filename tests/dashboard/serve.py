@@ -13,9 +13,10 @@ of two hosts each) and the scope ``rack`` over them (identifiers allowed
 and obfuscated: each tenant sees racks by its own ids).
 
 The stub of Nova answers what the policy API asks Nova: any server group
-(of no particular project), a server's project from its allocations, and
-a live migration, which moves the server's allocations in Placement to
-the target host at once (the hypervisors are the Placement providers).
+(of no particular project), a server's project from its allocations, a
+project's quota (no limit), and a live migration, which moves the
+server's allocations in Placement to the target host at once (the
+hypervisors are the Placement providers).
 """
 
 import json
@@ -106,7 +107,12 @@ class StubNova:
         path, method = environ['PATH_INFO'], environ['REQUEST_METHOD']
         status, body = '404 Not Found', {}
         matched = _SERVER.match(path)
-        if path == '/os-hypervisors/detail':
+        if path.startswith('/os-quota-sets/') and path.endswith('/detail'):
+            # no limit: the stacks' quota check passes
+            status, body = '200 OK', {'quota_set': {
+                r: {'limit': -1, 'in_use': 0, 'reserved': 0}
+                for r in ('instances', 'cores', 'ram')}}
+        elif path == '/os-hypervisors/detail':
             status, body = '200 OK', {'hypervisors': [
                 {'hypervisor_hostname': h, 'service': {'host': h}}
                 for hosts in RACKS.values() for h in hosts]}

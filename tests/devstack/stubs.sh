@@ -31,6 +31,8 @@ function openstack {
 }
 function run_process { echo "run_process $*" >> $DEVSTACK_CALLS; }
 function stop_process { echo "stop_process $*" >> $DEVSTACK_CALLS; }
+function get_or_create_role { echo "get_or_create_role $*" >> $DEVSTACK_CALLS; }
+function get_or_add_user_project_role { echo "get_or_add_user_project_role $*" >> $DEVSTACK_CALLS; }
 function create_service_user { echo "create_service_user $*" >> $DEVSTACK_CALLS; }
 function get_or_create_service { echo "get_or_create_service $*" >> $DEVSTACK_CALLS; }
 function get_or_create_endpoint { echo "get_or_create_endpoint $*" >> $DEVSTACK_CALLS; }

@@ -257,8 +257,10 @@ class RepairTaskTest(RepairCloud):
         self.assertEqual('nothing to do', self.plan()['status'])
         listed = self.call('GET', '/repairs/tasks', headers=ADMIN)['tasks']
         self.assertEqual([task['id']], [t['id'] for t in listed])
-        # administrators' only; an ended task cancels nothing
-        self.call('GET', f'/repairs/tasks/{task["id"]}', expect=403)
+        # the administrators' project's task: none of a tenant's (another
+        # project's is not disclosed); an ended task cancels nothing
+        self.call('GET', f'/repairs/tasks/{task["id"]}', expect=404)
+        self.assertEqual([], self.call('GET', '/repairs/tasks')['tasks'])
         self.call('DELETE', f'/repairs/tasks/{task["id"]}', headers=ADMIN,
                   expect=409)
         self.call('GET', f'/repairs/tasks/{uuid.uuid4()}', headers=ADMIN,

@@ -107,6 +107,7 @@ class ApplicationTest(common.HeatTestCase):
 
     def setUp(self):
         super().setUp()
+        base.as_member(self)
         cfg.CONF.set_override('endpoint_override', base.SERVICES['api'],
                               group='clients_scoped_policies')
         cfg.CONF.set_override('noauth', True,

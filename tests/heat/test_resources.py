@@ -144,10 +144,23 @@ class HintedServer(resource.Resource):
         return None
 
 
+def as_member(case) -> None:
+    """Heat's test contexts carry the tenant's ``member`` role, as a
+    Keystone token does: the client plugin sends the context's roles to
+    the policy API (noauth), whose rules let a member decide stacks."""
+    real = utils.dummy_context
+
+    def dummy_context(*args, **kwargs):
+        kwargs.setdefault('roles', ['member'])
+        return real(*args, **kwargs)
+    case.patchobject(utils, 'dummy_context', side_effect=dummy_context)
+
+
 class ResourcesTest(common.HeatTestCase):
 
     def setUp(self):
         super().setUp()
+        as_member(self)
         cfg.CONF.set_override('endpoint_override', SERVICES['api'],
                               group='clients_scoped_policies')
         cfg.CONF.set_override('noauth', True,

@@ -21,6 +21,7 @@ import webob
 from nova_scoped_policies.api import audit as group_audit
 from nova_scoped_policies.api import hosts
 from nova_scoped_policies.api import microversion
+from nova_scoped_policies.api import policy as api_policy
 from nova_scoped_policies.api.policies import groups as rules
 from nova_scoped_policies.api.schemas import groups as schemas
 from nova_scoped_policies.api import topologies
@@ -36,15 +37,16 @@ _PREFIX = 'server_group'
 
 
 def _group(req, action: str) -> records.GroupRecord:
-    """The group of the URL, if the caller may act on it; 404 otherwise
-    (other projects' groups are not disclosed)."""
+    """The group of the URL, if the caller may act on it: 404 for a
+    caller of another project who may not see it (not disclosed), 403
+    when it may not act (a reader's write)."""
     context, service = util.env(req)
     uuid = util.check_uuid(req.urlvars['uuid'], 'uuid')
     record = service.store.get_group(uuid)
-    if not context.can(action, {'project_id': record.project_id},
-                       fatal=False):
-        raise webob.exc.HTTPNotFound(
-            explanation=f'server group {uuid} has no scoped policies')
+    api_policy.authorize_on(context, action, rules.SHOW, record.project_id,
+                            webob.exc.HTTPNotFound(
+                                explanation=f'server group {uuid} has no '
+                                'scoped policies'))
     return record
 
 

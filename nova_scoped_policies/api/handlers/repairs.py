@@ -27,6 +27,7 @@ import webob
 
 from nova_scoped_policies.api import microversion
 from nova_scoped_policies.api import moves as moves_mod
+from nova_scoped_policies.api import policy as api_policy
 from nova_scoped_policies.api.policies import repairs as rules
 from nova_scoped_policies.api.policies import scopes as scope_rules
 from nova_scoped_policies.api import repair_tasks
@@ -226,17 +227,50 @@ def _start_task(req, context, service, asked: repairs.Asked,
     return resp
 
 
-def _task_begin(req: webob.Request):
+def _task_begin(req: webob.Request, action: str):
+    """(context, task store) of a ``/repairs/tasks`` request the caller
+    may make (on its own project: 403 otherwise)."""
     if not microversion.require(req.environ, TASKS):
         raise webob.exc.HTTPNotFound(
             explanation='The resource could not be found.')
     context, service = util.env(req)
-    context.can(rules.TASKS)
-    return service, _tasks(service)
+    context.can(action)
+    return context, _tasks(service)
 
 
-def _task_id(req: webob.Request) -> str:
-    return util.check_uuid(req.urlvars['id'], 'id')
+def _task(req, context, tasks: task_db.TaskStore, action: str
+          ) -> task_db.TaskRecord:
+    """The task of the URL, if the caller may act on it: 404 for a caller
+    of another project who may not see it, 403 when it may not act."""
+    id = util.check_uuid(req.urlvars['id'], 'id')
+    try:
+        task = tasks.get(id)
+    except store_api.NotFound:
+        raise _missing_task(id)
+    api_policy.authorize_on(context, action, rules.TASKS_SHOW,
+                            task.project_id, _missing_task(id))
+    return task
+
+
+def _task_view(task: task_db.TaskRecord, who: visibility.Viewer) -> dict:
+    """A task as ``who`` sees it: hosts as surrogates (one per host in
+    the response) for a caller who does not see real ones."""
+    found = task.to_dict()
+    if who.real:
+        return found
+    hosts = visibility.Surrogates()
+
+    def move(m):
+        return dict(m, **{k: hosts[m[k]] for k in ('from', 'to') if m.get(k)})
+    for key in ('moves', 'done', 'current'):
+        found[key] = [move(m) for m in found[key]]
+    if found['failed']:
+        failed = found['failed'] = dict(found['failed'])
+        if failed.get('move'):
+            failed['move'] = move(failed['move'])
+        if failed.get('host'):
+            failed['host'] = hosts[failed['host']]
+    return found
 
 
 def _missing_task(id: str) -> webob.exc.HTTPNotFound:
@@ -244,35 +278,34 @@ def _missing_task(id: str) -> webob.exc.HTTPNotFound:
 
 
 def list_tasks(req: webob.Request) -> webob.Response:
-    """``GET /repairs/tasks``: every task kept, the newest first."""
-    _, tasks = _task_begin(req)
+    """``GET /repairs/tasks``: every task kept the caller may see (its
+    project's; every project's for administrators), the newest first."""
+    context, tasks = _task_begin(req, rules.TASKS_LIST)
+    who = visibility.viewer(req)
     return util.json_response(req, {'tasks': [
-        t.to_dict() for t in tasks.list()]})
+        _task_view(t, who) for t in tasks.list() if context.can(
+            rules.TASKS_SHOW, {'project_id': t.project_id}, fatal=False)]})
 
 
 def show_task(req: webob.Request) -> webob.Response:
     """``GET /repairs/tasks/{id}``: its progress."""
-    _, tasks = _task_begin(req)
-    id = _task_id(req)
-    try:
-        return util.json_response(req, {'task': tasks.get(id).to_dict()})
-    except store_api.NotFound:
-        raise _missing_task(id)
+    context, tasks = _task_begin(req, rules.TASKS_SHOW)
+    task = _task(req, context, tasks, rules.TASKS_SHOW)
+    return util.json_response(req, {'task': _task_view(
+        task, visibility.viewer(req))})
 
 
 def cancel_task(req: webob.Request) -> webob.Response:
     """``DELETE /repairs/tasks/{id}``: the task stops after the moves
     running now (202); an ended task is a 409 naming its status."""
-    _, tasks = _task_begin(req)
-    id = _task_id(req)
-    try:
-        task = tasks.request_cancel(id)
-    except store_api.NotFound:
-        raise _missing_task(id)
+    context, tasks = _task_begin(req, rules.TASKS_CANCEL)
+    id = _task(req, context, tasks, rules.TASKS_CANCEL).id
+    task = tasks.request_cancel(id)
     if task.status != task_db.RUNNING:
         raise webob.exc.HTTPConflict(
             explanation=f'repair task {id} is {task.status} already')
-    return util.json_response(req, {'task': task.to_dict()}, status=202)
+    return util.json_response(req, {'task': _task_view(
+        task, visibility.viewer(req))}, status=202)
 
 
 def _moves(data: dict) -> typing.List[planner.Move]:

@@ -22,8 +22,10 @@ import webob
 from nova_scoped_policies.api import audit
 from nova_scoped_policies.api import decisions
 from nova_scoped_policies.api import microversion
+from nova_scoped_policies.api import policy as api_policy
 from nova_scoped_policies.api.policies import scopes as scope_rules
 from nova_scoped_policies.api.policies import stacks as rules
+from nova_scoped_policies.api import quota
 from nova_scoped_policies.api.schemas import stacks as schemas
 from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import util
@@ -142,16 +144,16 @@ def sweep(service, store: stack_db.StackStore) -> int:
 
 
 def _record(req, action: str) -> stack_db.StackRecord:
-    """The decision of the URL if the caller may act on it; 404 otherwise
-    (other projects' decisions are not disclosed)."""
+    """The decision of the URL if the caller may act on it: 404 for a
+    caller of another project who may not see it (not disclosed), 403
+    when it may not act."""
     context, _, store = req.environ['nsp.stacks']
     uuid = util.check_uuid(req.urlvars['id'], 'id')
     record = store.get(uuid)
-    target = {'project_id': record.project_id}
-    if not context.can(rules.SHOW, target, fatal=False):
-        raise webob.exc.HTTPNotFound(
-            explanation=f'stack decision {uuid} not found')
-    context.can(action, target)   # 403: the caller sees it, may not act
+    api_policy.authorize_on(context, action, rules.SHOW, record.project_id,
+                            webob.exc.HTTPNotFound(
+                                explanation=f'stack decision {uuid} not '
+                                'found'))
     return record
 
 
@@ -212,6 +214,8 @@ def create_stack(req: webob.Request) -> webob.Response:
         stack = model.with_real_ids(stack, topology, project)
     except policy.PolicyError as exc:
         raise util.bad_policy(exc)
+    quota.check_decision(service, store, project,
+                         (s.flavor.resources for s in stack.servers))
     try:
         outcome = stack_service.decide_and_hold(
             stack, decisions.Source(service, project, admin),
@@ -229,6 +233,12 @@ def create_stack(req: webob.Request) -> webob.Response:
         raise _infeasible(visibility.in_own_words(
             visibility.viewer(req), topology, exc.reason))
     record = outcome.record
+    try:
+        quota.check_held(service, store, record)
+    except webob.exc.HTTPForbidden:   # another decision passed meanwhile
+        _release(service, record)
+        store.delete(record.id)
+        raise
     service.notify(req, 'stack.decide', payloads.of_stack(record,
                                                           record.phase))
     return _render(req, record, status=201)
@@ -265,6 +275,7 @@ def stack_action(req: webob.Request) -> webob.Response:
     data = util.extract_json(req, schemas.ACTION)
     if 'renew' in data:
         record = _record(req, rules.RENEW)
+        quota.check_held(service, store, record, renewing=True)
         seconds = (data['renew'] or {}).get('lease_seconds',
                                             record.lease_seconds)
         record = store.update(record.id, expires_at=_now() +

@@ -1,16 +1,14 @@
 """Rules of ``/export`` (microversion 1.5)."""
 
-from oslo_policy import policy
-
 from nova_scoped_policies.api.policies import base
 
 EXPORT = 'scoped_policies:export'
 
 rules = [
-    policy.DocumentedRuleDefault(
-        EXPORT, base.ADMIN, 'Export the live cloud as a simulator scenario '
-        '(every project\'s servers, groups and stacks; microversion 1.5).',
-        [{'method': 'GET', 'path': '/export'}]),
+    base.rule(EXPORT, base.ADMIN, base.OLD_ADMIN, 'Export the live cloud '
+              'as a simulator scenario (every project\'s servers, groups '
+              'and stacks; microversion 1.5).',
+              [{'method': 'GET', 'path': '/export'}]),
 ]
 
 

@@ -9,10 +9,12 @@ RACK_2 = '4d151740-23ab-54df-bd3e-db05d46b3602'
 RACK_3 = '6766e678-2d4e-58cb-81a4-eb526a64c7b4'
 I1 = '990f1e6a-ced2-4d75-9fac-a8431a48d21e'
 I2 = '9c975e5f-d7fe-427f-928c-c830ff644a0c'
+PROJECT = '1'
+"""The project of Horizon's test user."""
 
 
 def group(**kw):
-    body = {'id': GROUP, 'name': 'db', 'project_id': 'p',
+    body = {'id': GROUP, 'name': 'db', 'project_id': PROJECT,
             'policy': {'name': 'anti-affinity:rack',
                        'rules': {'max_server_per_rack': 1}},
             'members': [I1, I2], 'excluded_members': []}

@@ -5,6 +5,7 @@ from unittest import mock
 from django.urls import reverse
 
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard.tests import data
 from nova_scoped_policies.dashboard.tests import helpers
 
 STACK = '11111111-2222-4333-8444-555555555555'
@@ -16,7 +17,8 @@ API = 'nova_scoped_policies.dashboard.api.scoped_policies.'
 
 def stack(status='live', stack_id=STACK):
     return api.Stack.of({
-        'id': stack_id, 'name': 'app', 'project_id': 'p', 'status': status,
+        'id': stack_id, 'name': 'app', 'project_id': data.PROJECT,
+        'status': status,
         'lease_seconds': 600, 'expires_at': '2026-11-23T06:52:00+00:00',
         'servers': {'web-1': {'host': 'surrogate-1', 'state': 'booted',
                               'instance_uuid': 'i-1'},

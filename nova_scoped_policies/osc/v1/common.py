@@ -11,6 +11,8 @@ from osc_lib.command import command
 from osc_lib import exceptions
 from oslo_utils import uuidutils
 
+from nova_scoped_policies.osc import plugin
+
 
 def client(cmd):
     """The policy API client of a command."""
@@ -172,20 +174,54 @@ def one_line(description: str) -> str:
     return first if end < 0 else first[:end + 1]
 
 
-def summaries(app) -> typing.List[typing.Tuple[str, str]]:
+def caller(app) -> typing.Optional[typing.Tuple[str, typing.List[str]]]:
+    """(project id, roles) of the caller: those sent to a policy API run
+    with ``noauth2`` (``--os-scoped-policies-roles``), else those of the
+    Keystone token; None when neither is known."""
+    manager = getattr(app, 'client_manager', None)
+    if manager is None:
+        return None
+    options = plugin.global_options(manager)
+    if options.get(plugin.ROLES) is not None:
+        return (options.get(plugin.PROJECT_ID) or '',
+                [r.strip() for r in options[plugin.ROLES].split(',')])
+    try:
+        ref = manager.auth_ref
+    except Exception:   # no credentials, Keystone unreachable...
+        return None
+    if ref is None:
+        return None
+    return ref.project_id, list(ref.role_names)
+
+
+def summaries(app, everything: bool = True
+              ) -> typing.List[typing.Tuple[str, str]]:
     """(name, first sentence of its help) of every ``scoped policy``
-    command of ``app``'s command manager, sorted by name."""
+    command of ``app``'s command manager, sorted by name; unless
+    ``everything``, only those whose rule (the command's ``rule``) the
+    caller's roles pass on its project, by the policy API's rules in code
+    (the API decides, with the operator's policy file); every one when
+    the roles are not known."""
+    who = None if everything else caller(app)
+    if who is not None:
+        from nova_scoped_policies.api import policies
+        rules = policies.Defaults()
     found = []
     for name, entry in app.command_manager:
         if not name.startswith(PREFIX):
             continue
         factory = entry.load()
-        found.append((name, one_line(factory(app, None).get_description())))
+        rule = getattr(factory, 'rule', None)
+        if who is None or not rule or rules.allowed(rule, *who):
+            found.append((name, one_line(
+                factory(app, None).get_description())))
     return sorted(found)
 
 
 class Overview(Command):
-    """The scoped policy commands, each with what it does.
+    """The scoped policy commands, each with what it does: those the
+    caller's roles may run (a project's reader reads, its member writes,
+    administrators do the rest), or every one with ``--all``.
 
     ``openstack scoped policy`` and ``openstack scoped policy --help``.
     """
@@ -193,20 +229,26 @@ class Overview(Command):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.formatter_class = argparse.RawDescriptionHelpFormatter
-        parser.description = self._listing()
+        parser.description = self._listing(True)
+        parser.add_argument('--all', action='store_true',
+                            help='every command, also those your roles '
+                            'may not run')
         return parser
 
-    def _listing(self) -> str:
-        found = summaries(self.app)
+    def _listing(self, everything: bool) -> str:
+        found = summaries(self.app, everything)
         width = max((len(name) for name, _ in found), default=0)
+        hidden = len(summaries(self.app)) - len(found)
         return ('Scoped, rule-limited and multi-level server group '
                 'policies (the policy API).\n\ncommands:\n' + '\n'.join(
                     f'  {name.ljust(width)}  {line}' for name, line in found)
+                + (f'\n\n{hidden} more command(s) need roles you do not '
+                   'have (--all lists them)' if hidden else '')
                 + '\n\n"openstack scoped policy <command> --help" tells '
                 'more of each.')
 
     def take_action(self, args):
-        self.app.stdout.write(self._listing() + '\n')
+        self.app.stdout.write(self._listing(args.all) + '\n')
 
 
 class Audit(ShowOne):

@@ -14,6 +14,7 @@ import urllib.parse
 from osc_lib.command import command
 import yaml
 
+from nova_scoped_policies.api.policies import export as rules
 from nova_scoped_policies.osc.v1 import common
 
 _DUMPER = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
@@ -24,6 +25,8 @@ answers its keys sorted)."""
 
 class ExportScenario(command.Command):
     """Write the live cloud as a simulator scenario (administrators)."""
+
+    rule = rules.EXPORT
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)

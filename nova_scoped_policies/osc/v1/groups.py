@@ -12,6 +12,7 @@ from cliff import columns as cliff_columns
 from osc_lib import exceptions
 from oslo_utils import uuidutils
 
+from nova_scoped_policies.api.policies import groups as group_rules
 from nova_scoped_policies.osc.v1 import common
 
 COLUMNS = ('id', 'name', 'project_id', 'user_id', 'policies', 'rules',
@@ -82,6 +83,8 @@ class SetGroupPolicy(common.ShowOne):
     Members are not moved: a change may create violations (see ``audit``).
     """
 
+    rule = group_rules.CREATE
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _group_arg(parser)
@@ -134,6 +137,8 @@ class SetGroupPolicy(common.ShowOne):
 class ShowGroupPolicy(common.ShowOne):
     """Show a server group's scoped policies and members."""
 
+    rule = group_rules.SHOW
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _group_arg(parser)
@@ -149,6 +154,8 @@ class ShowGroupPolicy(common.ShowOne):
 
 class ListGroupPolicy(common.Lister):
     """List the server groups with scoped policies."""
+
+    rule = group_rules.LIST
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -175,6 +182,8 @@ class ListGroupPolicy(common.Lister):
 class DeleteGroupPolicy(common.Command):
     """Delete the scoped policies of server groups (the Nova groups and
     their servers stay)."""
+
+    rule = group_rules.DELETE
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -220,6 +229,8 @@ class AuditGroupPolicy(common.Audit):
     --exit-code`` does), for scripts and monitoring.
     """
 
+    rule = group_rules.AUDIT
+
     what = 'the group'
 
     def add_target(self, parser) -> None:
@@ -263,6 +274,8 @@ class AddInstance(_InstanceAction):
     again.
     """
 
+    rule = group_rules.ADD_INSTANCE
+
     action = 'add_instance'
 
 
@@ -273,5 +286,7 @@ class RemoveInstance(_InstanceAction):
     server group show`` lists it) but no longer counts for the group's
     scoped policies: it is shown under ``excluded_members``.
     """
+
+    rule = group_rules.REMOVE_INSTANCE
 
     action = 'remove_instance'

@@ -17,6 +17,7 @@ from osc_lib import exceptions
 import rich.console
 import rich.progress
 
+from nova_scoped_policies.api.policies import repairs as rules
 from nova_scoped_policies.osc.v1 import common
 from nova_scoped_policies.osc.v1 import groups
 from nova_scoped_policies.osc.v1 import stacks
@@ -80,6 +81,8 @@ class PlanRepair(common.Lister):
     moves alone and the summary goes to standard error.
     """
 
+    rule = rules.PLAN
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _target_args(parser)
@@ -103,6 +106,8 @@ class ApplyRepair(common.Lister):
     With neither --server-group nor --stack, every server group and stack
     of the cloud (administrators only).
     """
+
+    rule = rules.APPLY
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -180,6 +185,8 @@ def _task_row(task: dict) -> tuple:
 class ListRepairTasks(common.Lister):
     """List the repair tasks kept (administrators)."""
 
+    rule = rules.TASKS_LIST
+
     def take_action(self, args):
         tasks = common.client(self).request('GET', '/repairs/tasks')[
             'tasks']
@@ -188,6 +195,8 @@ class ListRepairTasks(common.Lister):
 
 class ShowRepairTask(common.ShowOne):
     """Show a repair task's progress (administrators)."""
+
+    rule = rules.TASKS_SHOW
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -202,6 +211,8 @@ class ShowRepairTask(common.ShowOne):
 
 class CancelRepairTask(common.Command):
     """Cancel a repair task: it stops after the moves running now."""
+
+    rule = rules.TASKS_CANCEL
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)

@@ -6,6 +6,7 @@ or, through Nova, by name.
 """
 
 
+from nova_scoped_policies.api.policies import scopes as rules
 from nova_scoped_policies.osc.v1 import common
 
 COLUMNS = ('uuid', 'name', 'allow_identifiers', 'obfuscate_identifiers',
@@ -58,6 +59,8 @@ def _scope_arg(parser) -> None:
 class CreateScope(common.ShowOne):
     """Create a policy scope (admin)."""
 
+    rule = rules.CREATE
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('name', metavar='<name>',
@@ -82,6 +85,8 @@ class CreateScope(common.ShowOne):
 class ListScope(common.Lister):
     """List policy scopes."""
 
+    rule = rules.LIST
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         common.as_tenant_option(parser)
@@ -96,6 +101,8 @@ class ListScope(common.Lister):
 
 class ShowScope(common.ShowOne):
     """Show a policy scope."""
+
+    rule = rules.SHOW
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -113,6 +120,8 @@ class ShowScope(common.ShowOne):
 class SetScope(common.Command):
     """Rename a scope or change its identifier settings (admin)."""
 
+    rule = rules.UPDATE
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _scope_arg(parser)
@@ -128,6 +137,8 @@ class SetScope(common.Command):
 
 class DeleteScope(common.Command):
     """Delete policy scopes no group uses (admin)."""
+
+    rule = rules.DELETE
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -162,10 +173,14 @@ class _AggregateAction(common.ShowOne):
 class AddAggregate(_AggregateAction):
     """Make a host aggregate a domain of a scope (admin)."""
 
+    rule = rules.ADD_AGGREGATE
+
     action = 'add_aggregate'
 
 
 class RemoveAggregate(_AggregateAction):
     """Remove a domain from a scope (admin)."""
+
+    rule = rules.REMOVE_AGGREGATE
 
     action = 'remove_aggregate'

@@ -13,6 +13,7 @@ from osc_lib import exceptions
 from oslo_utils import uuidutils
 import yaml
 
+from nova_scoped_policies.api.policies import stacks as rules
 from nova_scoped_policies.osc.v1 import common
 
 COLUMNS = ('id', 'name', 'project_id', 'status', 'lease_seconds',
@@ -78,6 +79,8 @@ def _load(path: str) -> dict:
 class CreateStack(common.ShowOne):
     """Decide a stack jointly and hold its capacity in Placement."""
 
+    rule = rules.CREATE
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('--file', metavar='<path>', required=True,
@@ -93,6 +96,8 @@ class CreateStack(common.ShowOne):
 class ListStack(common.Lister):
     """List stack decisions."""
 
+    rule = rules.LIST
+
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('--all-projects', action='store_true',
@@ -107,6 +112,8 @@ class ListStack(common.Lister):
 
 class ShowStack(common.ShowOne):
     """Show a stack decision: servers, their hosts and boot hints."""
+
+    rule = rules.SHOW
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -144,6 +151,8 @@ class _StackAction(common.ShowOne):
 class RenewStack(_StackAction):
     """Extend a decision's lease."""
 
+    rule = rules.RENEW
+
     def add_arguments(self, parser) -> None:
         parser.add_argument('--lease-seconds', type=int, metavar='<n>',
                             help='new lease from now (default: the '
@@ -157,6 +166,8 @@ class RenewStack(_StackAction):
 class ConfirmStack(_StackAction):
     """The stack is built: release the holds of servers never booted."""
 
+    rule = rules.CONFIRM
+
     def body(self, args) -> dict:
         return {'confirm': None}
 
@@ -164,6 +175,8 @@ class ConfirmStack(_StackAction):
 class BootMember(_StackAction):
     """(admin, what the scheduler does) give a member's hold back as it
     boots on its decided host."""
+
+    rule = rules.BOOT_MEMBER
 
     def add_arguments(self, parser) -> None:
         parser.add_argument('member', metavar='<server-name>',
@@ -175,6 +188,8 @@ class BootMember(_StackAction):
 
 class DeleteStack(common.Command):
     """Release every hold of a decision and forget it."""
+
+    rule = rules.DELETE
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -208,6 +223,8 @@ class AuditStack(common.Audit):
     With ``--exit-code``, exits 1 when there are violations, for scripts
     and monitoring.
     """
+
+    rule = rules.AUDIT
 
     what = 'the stack'
 

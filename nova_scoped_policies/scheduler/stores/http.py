@@ -1,7 +1,9 @@
 """``store_driver = http``: ask the policy API through keystoneauth1.
 
-The scheduler's credentials (``[policy_api]``) must carry the admin role:
-the driver needs real aggregate uuids and every project's groups.
+The scheduler's credentials (``[policy_api]``) must carry the ``service``
+role (or ``admin``): the driver needs real aggregate uuids, every
+project's groups and stack decisions, and gives a stack member's hold back
+as it boots (the policy API's ``service_or_admin`` rules).
 """
 
 import typing
@@ -67,7 +69,7 @@ class HttpStore(stores.PolicyStoreDriver):
             if 'obfuscate_namespace_uuid' not in scope:
                 raise stores.StoreUnavailable(
                     'policy API: the [policy_api] credentials do not see '
-                    'real identifiers; they need the admin role')
+                    'real identifiers; they need the service role (or admin)')
         scopes = _checked(body, _SCOPES, 'policy_scopes')['policy_scopes']
         try:
             return [records.ScopeRecord.of(scope) for scope in scopes]

@@ -48,6 +48,11 @@ def openstack(url, *argv, project=None, roles=None):
                           text=True, timeout=120, env=env)
 
 
+def tenant(project):
+    """A member of ``project`` (noauth2 sends the roles given)."""
+    return {'project': project, 'roles': 'member'}
+
+
 def test_noauth2_mode_from_the_openstack_command(api_url):
     admin = {'project': 'admin', 'roles': 'admin'}
     done = openstack(api_url, 'scoped', 'policy', 'scope', 'create', 'rack',
@@ -55,14 +60,14 @@ def test_noauth2_mode_from_the_openstack_command(api_url):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)['aggregates'] == []
     versions = openstack(api_url, 'scoped', 'policy', 'version', 'list',
-                         '-f', 'json', project='p1')
+                         '-f', 'json', **tenant('p1'))
     assert json.loads(versions.stdout)[0]['max_version'] == '1.5'
 
     group = str(uuid.uuid4())
     done = openstack(api_url, 'scoped', 'policy', 'group', 'set', group,
                      '--policy', 'anti-affinity:rack', '--policy',
                      'anti-affinity:host', '--rule', 'max_server_per_rack=2',
-                     '--name', 'db', project='p1')
+                     '--name', 'db', **tenant('p1'))
     assert done.returncode == 0, done.stderr
     # lists and dicts as openstackclient prints them, never Python reprs
     assert re.search(r'\| policies +\| anti-affinity:(rack|host), '
@@ -73,26 +78,26 @@ def test_noauth2_mode_from_the_openstack_command(api_url):
     assert '[' not in done.stdout and '{' not in done.stdout
     # names where they are unique
     shown = openstack(api_url, 'scoped', 'policy', 'group', 'show', 'db',
-                      '-f', 'json', project='p1')
+                      '-f', 'json', **tenant('p1'))
     assert json.loads(shown.stdout)['id'] == group
     assert json.loads(shown.stdout)['rules'] == {'max_server_per_rack': 2}
     audit = openstack(api_url, 'scoped', 'policy', 'group', 'audit', 'db',
-                      '--exit-code', '-f', 'json', project='p1')
+                      '--exit-code', '-f', 'json', **tenant('p1'))
     assert audit.returncode == 0, audit.stderr
     assert json.loads(audit.stdout)['violations'] == []
     # other projects see nothing of it
     assert json.loads(openstack(
         api_url, 'scoped', 'policy', 'group', 'list', '-f', 'json',
-        project='p2').stdout) == []
+        **tenant('p2')).stdout) == []
     listed = openstack(api_url, 'scoped', 'policy', 'group', 'list',
                        '--all-projects', '-f', 'json', **admin)
     assert [g['id'] for g in json.loads(listed.stdout)] == [group]
     deleted = openstack(api_url, 'scoped', 'policy', 'group', 'delete',
-                        'db', project='p1')
+                        'db', **tenant('p1'))
     assert deleted.returncode == 0, deleted.stderr
     assert json.loads(openstack(
         api_url, 'scoped', 'policy', 'group', 'list', '-f', 'json',
-        project='p1').stdout) == []
+        **tenant('p1')).stdout) == []
     # no identity: the API's 401, said in one line
     anonymous = openstack(api_url, 'scoped', 'policy', 'scope', 'list')
     assert anonymous.returncode == 1

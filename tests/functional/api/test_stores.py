@@ -61,10 +61,16 @@ def world():
     fixture.stop_fixture()
 
 
-@pytest.fixture(params=['http', 'sql'])
+SERVICE = {'X-Project-Id': 'service', 'X-Roles': 'service'}
+"""nova-scheduler's user: the service role only (no admin)."""
+
+
+@pytest.fixture(params=['http', 'http-service', 'sql'])
 def driver(request, world):
     if request.param == 'http':
         return http.HttpStore(None, _adapter(tv.ADMIN))
+    if request.param == 'http-service':
+        return http.HttpStore(None, _adapter(SERVICE))
 
     class Conf:
         class policy_store:
@@ -97,9 +103,9 @@ def test_drivers_read_groups_with_real_ids(driver):
     assert driver.groups() == [group]
 
 
-def test_http_driver_needs_admin_credentials(world):
+def test_http_driver_needs_service_or_admin_credentials(world):
     driver = http.HttpStore(None, _adapter(tv.A))
-    with pytest.raises(stores.StoreUnavailable, match='admin role'):
+    with pytest.raises(stores.StoreUnavailable, match='service role'):
         driver.scopes()
 
 

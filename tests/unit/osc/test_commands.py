@@ -103,3 +103,62 @@ def test_dicts_in_tables():
     assert common.Mapping({'b': 'h1 (held)', 'a': 'x=1, y=2'}) \
         .human_readable() == "a='x=1, y=2', b=h1 (held)"
     assert common.Mapping({'k': 2}).machine_readable() == {'k': 2}
+
+
+def _as(roles, project='project-a', auth_ref=None):
+    """An app whose caller has ``roles`` (noauth2's --os-scoped-policies-
+    roles), or the Keystone token ``auth_ref`` when ``roles`` is None."""
+    app = _app()
+    config = {} if roles is None else {
+        'scoped_policies_roles': roles,
+        'scoped_policies_project_id': project}
+    app.client_manager = types.SimpleNamespace(
+        _cli_options=types.SimpleNamespace(config=config),
+        auth_ref=auth_ref)
+    return app
+
+
+def _listed(app, *args):
+    overview = common.Overview(app, None)
+    overview.run(overview.get_parser('x').parse_args(list(args)))
+    return app.stdout.getvalue()
+
+
+WRITES = ('scoped policy group set ', 'scoped policy stack create ',
+          'scoped policy stack renew ', 'scoped policy stack delete ',
+          'scoped policy group add instance ', 'scoped policy repair plan ')
+ADMINS = ('scoped policy scope create ', 'scoped policy repair apply ',
+          'scoped policy export ', 'scoped policy repair task cancel ')
+
+
+def test_a_reader_is_shown_only_what_it_may_run():
+    text = _listed(_as('reader'))
+    for read in ('scoped policy group list ', 'scoped policy stack show ',
+                 'scoped policy stack audit ', 'scoped policy scope list ',
+                 'scoped policy repair task list '):
+        assert read in text, read
+    for hidden in WRITES + ADMINS:
+        assert hidden not in text, hidden
+    assert 'more command(s) need roles you do not have (--all lists ' \
+        'them)' in text
+    # --all lists every command
+    text = _listed(_as('reader'), '--all')
+    assert all(name in text for name in WRITES + ADMINS)
+
+
+def test_a_member_is_shown_its_writes_not_the_admins():
+    text = _listed(_as('member,reader'))
+    assert all(name in text for name in WRITES)
+    assert not any(name in text for name in ADMINS)
+
+
+def test_the_roles_of_a_keystone_token_count():
+    ref = types.SimpleNamespace(project_id='project-a',
+                                role_names=['admin', 'member', 'reader'])
+    text = _listed(_as(None, auth_ref=ref))
+    assert all(name in text for name in WRITES + ADMINS)
+    assert 'need roles you do not have' not in text
+
+
+def test_unknown_roles_show_every_command():
+    assert 'need roles you do not have' not in _listed(_as(None))

@@ -287,7 +287,8 @@ def test_list_opts_for_the_config_generator():
         'repair_time_limit', 'repair_move_timeout', 'repair_max_parallel',
         'repair_task_keep_days', 'repair_task_stale_seconds',
         'export_obfuscation_key', 'export_workers',
-        'scheduler_config_files'}
+        'scheduler_config_files', 'check_stack_quota',
+        'nova_counts_usage_from_placement'}
     assert 'auth_type' in {o.dest for o in listed['policy_api']}
     assert {o.name for o in listed['scoped_policies_notifications']} == {
         'topics', 'retry', 'queue_size'}

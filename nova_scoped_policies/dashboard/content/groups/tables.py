@@ -3,7 +3,10 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 from horizon import tables
 
+from nova_scoped_policies.api.policies import groups as rules
+from nova_scoped_policies.api.policies import repairs as repair_rules
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard import policy
 
 
 def _lines(values):
@@ -15,7 +18,8 @@ def _rules(group):
         or '-'
 
 
-class SetPolicy(tables.LinkAction):
+class SetPolicy(policy.Allowed, tables.LinkAction):
+    rule = rules.CREATE
     name = 'create'
     verbose_name = _('Set policy')
     url = 'horizon:project:scoped_groups:create'
@@ -23,7 +27,8 @@ class SetPolicy(tables.LinkAction):
     icon = 'plus'
 
 
-class EditPolicy(tables.LinkAction):
+class EditPolicy(policy.Allowed, tables.LinkAction):
+    rule = rules.UPDATE
     name = 'update'
     verbose_name = _('Edit policy')
     url = 'horizon:project:scoped_groups:update'
@@ -31,20 +36,23 @@ class EditPolicy(tables.LinkAction):
     icon = 'pencil'
 
 
-class Members(tables.LinkAction):
+class Members(policy.Allowed, tables.LinkAction):
+    rule = rules.ADD_INSTANCE
     name = 'member'
     verbose_name = _('Add or remove a member')
     url = 'horizon:project:scoped_groups:member'
     classes = ('ajax-modal',)
 
 
-class PlanRepair(tables.LinkAction):
+class PlanRepair(policy.Allowed, tables.LinkAction):
+    rule = repair_rules.PLAN
     name = 'repair'
     verbose_name = _('Plan a repair')
     url = 'horizon:project:scoped_groups:repair'
 
 
-class DropPolicy(tables.DeleteAction):
+class DropPolicy(policy.Allowed, tables.DeleteAction):
+    rule = rules.DELETE
     help_text = _('The server group stays in Nova; its scoped policies '
                   'are dropped.')
 
@@ -59,7 +67,7 @@ class DropPolicy(tables.DeleteAction):
                              'Dropped scoped policies', count)
 
     def delete(self, request, obj_id):
-        api.group_delete(request, obj_id)
+        policy.call(api.group_delete, request, obj_id)
 
 
 class GroupsTable(tables.DataTable):

@@ -1,7 +1,9 @@
 from django.utils.translation import gettext_lazy as _
 from horizon import tabs
 
+from nova_scoped_policies.api.policies import repairs as repair_rules
 from nova_scoped_policies.dashboard.content.groups import tables
+from nova_scoped_policies.dashboard import policy
 
 
 class OverviewTab(tabs.Tab):
@@ -35,8 +37,10 @@ class ViolationsTab(tabs.Tab):
     template_name = 'scoped_policies/groups/_violations.html'
 
     def get_context_data(self, request):
-        return {'group': self.tab_group.kwargs['group'],
-                'audit': self.tab_group.kwargs['audit']}
+        group = self.tab_group.kwargs['group']
+        return {'group': group, 'audit': self.tab_group.kwargs['audit'],
+                'can_plan': policy.allowed(request, repair_rules.PLAN,
+                                           group.project_id)}
 
 
 class GroupTabs(tabs.DetailTabsGroup):

@@ -8,13 +8,13 @@ import typing
 from django.urls import reverse
 from django.urls import reverse_lazy
 from django.utils.translation import gettext_lazy as _
-from horizon import exceptions
 from horizon import forms
 from horizon import tables
 from horizon import tabs
 from horizon.utils import memoized
 
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard import policy
 from nova_scoped_policies.dashboard.content import charts
 from nova_scoped_policies.dashboard.content.groups import forms as g_forms
 from nova_scoped_policies.dashboard.content.groups import tables as g_tables
@@ -39,6 +39,10 @@ class Row:
     def name(self) -> str:
         return self.group.name or self.group.id
 
+    @property
+    def project_id(self) -> str:
+        return self.group.project_id
+
 
 class IndexView(tables.DataTableView):
     table_class = g_tables.GroupsTable
@@ -49,8 +53,8 @@ class IndexView(tables.DataTableView):
         try:
             groups = api.group_list(self.request)
         except Exception:
-            exceptions.handle(self.request,
-                              _('Unable to list the scoped policies.'))
+            policy.handle(self.request,
+                          _('Unable to list the scoped policies.'))
             return []
         rows = []
         for group in groups:
@@ -93,10 +97,10 @@ class DetailView(tabs.TabView):
             group = api.group_get(self.request, group_id)
             audit = api.group_audit(self.request, group_id)
         except Exception:
-            exceptions.handle(self.request,
-                              _('Unable to show server group %s.')
-                              % group_id,
-                              redirect=reverse(INDEX_URL))
+            policy.handle(self.request,
+                          _('Unable to show server group %s.')
+                          % group_id,
+                          redirect=reverse(INDEX_URL))
         return group, audit, scope_charts(self.request, group, audit)
 
     def get_context_data(self, **kwargs):
@@ -155,8 +159,8 @@ class UpdateView(CreateView):
         try:
             group = api.group_get(self.request, self.kwargs['group_id'])
         except Exception:
-            exceptions.handle(self.request, _('Unable to read the group.'),
-                              redirect=reverse(INDEX_URL))
+            policy.handle(self.request, _('Unable to read the group.'),
+                          redirect=reverse(INDEX_URL))
         return {'existing': True, 'group_id': group.id, 'name': group.name,
                 'policies': '\n'.join(group.policies),
                 'rules': g_forms.rules_text(group.rules)}
@@ -206,7 +210,7 @@ class RepairView(tables.DataTableView):
             return api.repair_plan(self.request, api.Target(
                 'server_group', self.kwargs['group_id']))
         except Exception:
-            exceptions.handle(self.request, _('Unable to plan a repair.'))
+            policy.handle(self.request, _('Unable to plan a repair.'))
             return None
 
     def get_data(self):

@@ -13,7 +13,9 @@ from horizon import exceptions
 from horizon import tables
 from horizon.utils import memoized
 
+from nova_scoped_policies.api.policies import repairs as repair_rules
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard import policy
 from nova_scoped_policies.dashboard.content.repairs import forms as r_forms
 from nova_scoped_policies.dashboard.content.repairs import tables as r_tables
 
@@ -69,8 +71,8 @@ class PlanView(tables.DataTableView):
         try:
             return api.repair_plan(self.request, target)
         except Exception:
-            exceptions.handle(self.request, _('Unable to plan a repair.'),
-                              redirect=reverse(INDEX_URL))
+            policy.handle(self.request, _('Unable to plan a repair.'),
+                          redirect=reverse(INDEX_URL))
 
     def get_data(self):
         return list(self.plan().moves)
@@ -85,6 +87,8 @@ class PlanView(tables.DataTableView):
             'fingerprint': plan.fingerprint,
             'moves': [m.body() for m in plan.moves]}
         context['apply_labels'] = LABELS
+        context['can_apply'] = policy.allowed(self.request,
+                                              repair_rules.APPLY)
         return context
 
 

@@ -1,11 +1,11 @@
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
-from horizon import exceptions
 from horizon import tables
 from horizon import tabs
 from horizon.utils import memoized
 
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard import policy
 from nova_scoped_policies.dashboard.content.scopes import tables as s_tables
 from nova_scoped_policies.dashboard.content.scopes import tabs as s_tabs
 
@@ -21,7 +21,7 @@ class IndexView(tables.DataTableView):
         try:
             return api.scope_list(self.request)
         except Exception:
-            exceptions.handle(self.request, _('Unable to list the scopes.'))
+            policy.handle(self.request, _('Unable to list the scopes.'))
             return []
 
 
@@ -35,9 +35,9 @@ class DetailView(tabs.TabView):
         try:
             return api.heatmap(self.request, self.kwargs['scope'])
         except Exception:
-            exceptions.handle(self.request, _('Unable to read scope %s.')
-                              % self.kwargs['scope'],
-                              redirect=reverse(INDEX_URL))
+            policy.handle(self.request, _('Unable to read scope %s.')
+                          % self.kwargs['scope'],
+                          redirect=reverse(INDEX_URL))
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

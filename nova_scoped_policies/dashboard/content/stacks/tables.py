@@ -3,13 +3,16 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 from horizon import tables
 
+from nova_scoped_policies.api.policies import stacks as rules
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard import policy
 
 STATUSES = (('reserved', None), ('live', True), ('confirmed', True),
             ('expired', False))
 
 
-class ReleaseStack(tables.DeleteAction):
+class ReleaseStack(policy.Allowed, tables.DeleteAction):
+    rule = rules.DELETE
     help_text = _('What is still held is released and the decision is '
                   'forgotten; booted servers stay.')
 
@@ -23,7 +26,7 @@ class ReleaseStack(tables.DeleteAction):
                              count)
 
     def delete(self, request, obj_id):
-        api.stack_delete(request, obj_id)
+        policy.call(api.stack_delete, request, obj_id)
 
 
 class StacksTable(tables.DataTable):

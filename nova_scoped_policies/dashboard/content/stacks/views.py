@@ -8,6 +8,7 @@ from horizon import tabs
 from horizon.utils import memoized
 
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard import policy
 from nova_scoped_policies.dashboard.content.stacks import tables as s_tables
 from nova_scoped_policies.dashboard.content.stacks import tabs as s_tabs
 
@@ -29,6 +30,10 @@ class Row:
     def name(self) -> str:
         return self.stack.name or self.stack.id
 
+    @property
+    def project_id(self) -> str:
+        return self.stack.project_id
+
 
 def _audit(request, stack: api.Stack) -> str:
     if stack.status not in AUDITED:
@@ -48,7 +53,7 @@ class IndexView(tables.DataTableView):
         try:
             stacks = api.stack_list(self.request)
         except Exception:
-            exceptions.handle(self.request, _('Unable to list the stacks.'))
+            policy.handle(self.request, _('Unable to list the stacks.'))
             return []
         return [Row(s, _audit(self.request, s)) for s in stacks]
 
@@ -64,8 +69,8 @@ class DetailView(tabs.TabView):
         try:
             stack = api.stack_get(self.request, stack_id)
         except Exception:
-            exceptions.handle(self.request, _('Unable to show stack %s.')
-                              % stack_id, redirect=reverse(INDEX_URL))
+            policy.handle(self.request, _('Unable to show stack %s.')
+                          % stack_id, redirect=reverse(INDEX_URL))
         audit = None
         if stack.status in AUDITED:
             try:

@@ -3,8 +3,12 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from horizon import tables
 
+from nova_scoped_policies.api.policies import repairs as rules
+from nova_scoped_policies.dashboard import policy
 
-class PlanRepair(tables.LinkAction):
+
+class PlanRepair(policy.Allowed, tables.LinkAction):
+    rule = rules.PLAN
     name = 'repair'
     verbose_name = _('Plan a repair')
 

@@ -1,8 +1,8 @@
 from django.utils.translation import gettext_lazy as _
-from horizon import exceptions
 from horizon import tables
 
 from nova_scoped_policies.dashboard.api import scoped_policies as api
+from nova_scoped_policies.dashboard import policy
 from nova_scoped_policies.dashboard.content.violations import tables as v_t
 
 
@@ -15,6 +15,6 @@ class IndexView(tables.DataTableView):
         try:
             return api.violations(self.request)
         except Exception:
-            exceptions.handle(self.request,
-                              _('Unable to audit the groups and stacks.'))
+            policy.handle(self.request,
+                          _('Unable to audit the groups and stacks.'))
             return []
