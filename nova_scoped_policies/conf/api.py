@@ -4,6 +4,7 @@ every group of ours on nova's configuration)."""
 
 from oslo_config import cfg
 
+from nova_scoped_policies.conf import groups
 from nova_scoped_policies.conf import ksa
 
 GROUP_NAME = 'scoped_policies_api'
@@ -296,9 +297,8 @@ def timeouts(conf: cfg.ConfigOpts) -> tuple:
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Register the groups and their options on ``conf`` (idempotent)."""
-    conf.register_group(api_group)
-    conf.register_opts(api_opts, group=api_group)
-    conf.register_group(nova_group)
+    groups.register(conf, api_group, api_opts)
+    groups.register(conf, nova_group)
     ksa.register_ks_opts(conf, NOVA_GROUP)
 
 

@@ -10,6 +10,8 @@ sent. This group says where they go and how long the sender insists.
 from oslo_config import cfg
 from oslo_messaging import opts as messaging_opts
 
+from nova_scoped_policies.conf import groups
+
 GROUP = 'scoped_policies_notifications'
 
 group = cfg.OptGroup(
@@ -64,8 +66,7 @@ MESSAGING_GROUP = 'oslo_messaging_notifications'
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Ours, and oslo.messaging's ``[oslo_messaging_notifications]``
     (its own objects: registering them again there is a no-op)."""
-    conf.register_group(group)
-    conf.register_opts(opts, group=group)
+    groups.register(conf, group, opts)
     for name, found in messaging_opts.list_opts():
         if name == MESSAGING_GROUP:
             conf.register_opts(found, group=name)

@@ -4,6 +4,7 @@
 from oslo_config import cfg
 
 from nova_scoped_policies.conf import api
+from nova_scoped_policies.conf import groups
 
 quota_opts = [
     cfg.BoolOpt(
@@ -53,8 +54,7 @@ Related options: ``check_stack_quota``.
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Register the options in ``[scoped_policies_api]`` (idempotent)."""
-    conf.register_group(api.api_group)
-    conf.register_opts(quota_opts, group=api.api_group)
+    groups.register(conf, api.api_group, quota_opts)
 
 
 def list_opts():

@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from nova_scoped_policies.conf import groups
+
 GROUP_NAME = 'scoped_policies'
 scoped_policies_group = cfg.OptGroup(
     GROUP_NAME,
@@ -354,8 +356,7 @@ are scheduled again as soon as the backend answers.
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Register the group and its options on ``conf`` (idempotent)."""
-    conf.register_group(scoped_policies_group)
-    conf.register_opts(scheduler_opts, group=scoped_policies_group)
+    groups.register(conf, scoped_policies_group, scheduler_opts)
 
 
 def list_opts():

@@ -8,6 +8,7 @@ scheduler plugins read ``[scoped_policies] store_driver`` and then either
 
 from oslo_config import cfg
 
+from nova_scoped_policies.conf import groups
 from nova_scoped_policies.conf import ksa
 
 STORE_GROUP = 'policy_store'
@@ -72,9 +73,8 @@ is ``scoped-policies``.
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Register both groups on ``conf`` (idempotent)."""
-    conf.register_group(store_group)
-    conf.register_opts(store_opts, group=store_group)
-    conf.register_group(api_group)
+    groups.register(conf, store_group, store_opts)
+    groups.register(conf, api_group)
     ksa.register_ks_opts(conf, API_GROUP)
     conf.set_default('service_type', SERVICE_TYPE, group=API_GROUP)
 
