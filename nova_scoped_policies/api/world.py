@@ -10,6 +10,11 @@
 * Existing servers of relationships: their allocations (consumer = the
   instance), which also say whose they are: another project's server or
   group is answered as missing, never named.
+
+The request's deadline is read between these reads: past it, the rest is
+not read (the service then answers that no decision was found within the
+limit). One call is never cut short: ``connect_timeout`` and
+``read_timeout`` bound each.
 """
 
 import typing
@@ -20,6 +25,7 @@ from nova_scoped_policies.api import hosts as hosts_mod
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import records
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.stacks.deadline import Deadline
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies import topology as topo
@@ -125,8 +131,11 @@ def existing(service, stack: model.Stack, project_id: str, admin: bool,
 
 
 def build(service, stack: model.Stack, project_id: str,
-          admin: bool) -> solver.World:
-    """The world a decision for ``stack`` reads.
+          admin: bool, deadline: typing.Optional[Deadline] = None
+          ) -> solver.World:
+    """The world a decision for ``stack`` reads: the hosts, then (before
+    ``deadline``) the domains and the existing servers; past it, an
+    empty world (the caller sees the deadline past and decides nothing).
 
     :raises webob.exc.HTTPServiceUnavailable: Placement failed.
     :raises webob.exc.HTTPBadRequest: a relationship names a server or
@@ -135,7 +144,11 @@ def build(service, stack: model.Stack, project_id: str,
     placement = service.placement
     try:
         hosts, names = _hosts(placement, stack)
+        if deadline is not None and deadline.past():
+            return solver.World((), topo.Topology([], []))
         topology = _topology(placement, service.store.list_scopes(), stack)
+        if deadline is not None and deadline.past():
+            return solver.World((), topology)
         servers, groups = existing(service, stack, project_id, admin, names)
     except pc.PlacementError as exc:
         raise _unavailable('read the cloud\'s capacity', exc)
