@@ -104,3 +104,22 @@ def test_write_many_is_all_or_nothing(world):
         'new': model.Write({}, 'p', 'u')})
     assert world.consumers['mig'].allocations == {'rp1': {'VCPU': 4}}
     assert 'new' not in world.consumers
+
+
+def test_member_of_listings_follow_aggregate_changes(world):
+    """A ``member_of`` listing reads an index of each aggregate's
+    members, made at the first listing and kept in step after."""
+    other = 'a5f6a1b1-0000-4000-8000-000000000002'
+
+    def names(*member_in, out=frozenset()):
+        return [p.name for p in world.find(member_in=member_in,
+                                           member_out=out)]
+    assert names({AGG}) == ['h1'] and names({other}) == []
+    world.set_aggregates('rp2', 2, [AGG, other])
+    world.set_aggregates('rp1', 2, [other])
+    assert names({AGG}) == ['h2'] and names({AGG, other}) == ['h1', 'h2']
+    assert names({AGG}, {other}) == ['h2']
+    assert names({other}, out={AGG}) == ['h1']
+    world.add_provider('rp3', 'h3')
+    world.remove_provider('rp1')
+    assert names({other}) == ['h2']
