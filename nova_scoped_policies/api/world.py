@@ -36,12 +36,23 @@ def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
         explanation=f'cannot {what}: Placement answered {exc}')
 
 
-def _hosts(placement: pc.PlacementClient, stack: model.Stack
+class _Late(Exception):
+    """The deadline passed between two reads."""
+
+
+def _on_time(deadline: typing.Optional[Deadline]) -> None:
+    if deadline is not None and deadline.past():
+        raise _Late()
+
+
+def _hosts(placement: pc.PlacementClient, stack: model.Stack,
+           deadline: typing.Optional[Deadline] = None
            ) -> typing.Tuple[typing.List[solver.HostState],
                              typing.Dict[str, str]]:
     names = {p['uuid']: p['name'] for p in placement.list_providers()}
     found: typing.Dict[str, solver.HostState] = {}
-    for flavor in {s.flavor for s in stack.servers}:
+    for flavor in sorted({s.flavor for s in stack.servers}, key=repr):
+        _on_time(deadline)
         required = sorted(flavor.required) + [
             f'!{t}' for t in sorted(flavor.forbidden)]
         for rp, (free, traits) in hosts_mod.fitting(
@@ -53,7 +64,8 @@ def _hosts(placement: pc.PlacementClient, stack: model.Stack
 
 def _topology(placement: pc.PlacementClient,
               scope_records: typing.List[records.ScopeRecord],
-              stack: model.Stack) -> topo.Topology:
+              stack: model.Stack,
+              deadline: typing.Optional[Deadline] = None) -> topo.Topology:
     wanted = stack.scopes
     parents = {r.name: r.parent for r in scope_records}
     for name in list(wanted):   # nesting is checked against the parents
@@ -64,6 +76,7 @@ def _topology(placement: pc.PlacementClient,
     for record in scope_records:
         if record.name in wanted:
             for aggregate in record.aggregates:
+                _on_time(deadline)
                 by_aggregate[aggregate] = hosts_mod.hosts_in(placement,
                                                              [aggregate])
     return topo.from_scope_records(scope_records, by_aggregate)
@@ -133,9 +146,10 @@ def existing(service, stack: model.Stack, project_id: str, admin: bool,
 def build(service, stack: model.Stack, project_id: str,
           admin: bool, deadline: typing.Optional[Deadline] = None
           ) -> solver.World:
-    """The world a decision for ``stack`` reads: the hosts, then (before
-    ``deadline``) the domains and the existing servers; past it, an
-    empty world (the caller sees the deadline past and decides nothing).
+    """The world a decision for ``stack`` reads: the hosts, the domains
+    and the existing servers, each read before ``deadline``; past it, the
+    rest is not read and the world is empty (the caller sees the deadline
+    past and decides nothing).
 
     :raises webob.exc.HTTPServiceUnavailable: Placement failed.
     :raises webob.exc.HTTPBadRequest: a relationship names a server or
@@ -143,13 +157,13 @@ def build(service, stack: model.Stack, project_id: str,
     """
     placement = service.placement
     try:
-        hosts, names = _hosts(placement, stack)
-        if deadline is not None and deadline.past():
-            return solver.World((), topo.Topology([], []))
-        topology = _topology(placement, service.store.list_scopes(), stack)
-        if deadline is not None and deadline.past():
-            return solver.World((), topology)
+        hosts, names = _hosts(placement, stack, deadline)
+        topology = _topology(placement, service.store.list_scopes(), stack,
+                             deadline)
+        _on_time(deadline)
         servers, groups = existing(service, stack, project_id, admin, names)
     except pc.PlacementError as exc:
         raise _unavailable('read the cloud\'s capacity', exc)
+    except _Late:
+        return solver.World((), topo.Topology([], []))
     return solver.World(tuple(hosts), topology, servers, groups)

@@ -156,7 +156,9 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
              rcs: typing.Sequence[str], merge: bool,
              special: typing.AbstractSet[str] = frozenset(),
              scopes: typing.Optional[typing.AbstractSet[str]] = None,
-             deadline: typing.Optional[float] = None
+             deadline: typing.Optional[float] = None,
+             stand_in: typing.Optional[typing.Dict[
+                 str, typing.List[int]]] = None
              ) -> typing.List[_Slot]:
     """The hosts as slots: with ``merge``, hosts alike for this stack are
     one class, and a host that ``n`` kept hosts of its class dominate in
@@ -164,6 +166,9 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
     class can take (any decision using it can move to a free one). Hosts
     of ``special`` (and of existing servers) are each a class of their
     own. ``scopes``: those the clauses name (default: the stack's).
+    ``stand_in``, when given, is filled with each dropped host's classes
+    that may stand in for it (in the same domains, at least its free
+    capacity in every resource; see :func:`_canonical`).
 
     :raises _OutOfTime: past ``deadline`` (a ``time.monotonic()``).
     """
@@ -209,16 +214,21 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
         for host in hosts:
             vector = tuple(host.free.get(rc, 0) for rc in rcs)
             vectors.setdefault(vector, []).append(host.name)
-        kept: typing.List[typing.Tuple[tuple, int]] = []
+        kept: typing.List[typing.Tuple[tuple, int, int]] = []
         for vector in sorted(vectors, key=lambda v: (-sum(v), v)):
             names = sorted(vectors[vector])
             if merge:
-                dominated = sum(n for w, n in kept if all(
-                    a >= b for a, b in zip(w, vector)))
-                names = names[:max(0, cap - dominated)]
+                above = [(k, n) for w, n, k in kept if all(
+                    a >= b for a, b in zip(w, vector))]
+                keep = max(0, cap - sum(n for _, n in above))
+                if stand_in is not None:
+                    for name in names[keep:]:
+                        stand_in[name] = [klass] * bool(keep) + [
+                            k for k, _ in above]
+                names = names[:keep]
             if not names:
                 continue
-            kept.append((vector, len(names)))
+            kept.append((vector, len(names), klass))
             for name in names:
                 slots.append(_Slot(name, vector, dict(key), klass,
                                    accepted))
@@ -918,9 +928,10 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
         replay(stack, world, clauses, first)
         return Decision(True, first, '', time.monotonic() - started,
                         stop=LIMIT)
+    stand_in: typing.Dict[str, typing.List[int]] = {}
     try:
         slots = _classes(stack, world, clauses, rcs, merge,
-                         deadline=build_by)
+                         deadline=build_by, stand_in=stand_in)
         # a model too big to build and search in time: the first decision
         built = _Model(cp_model, stack, world, clauses, slots, rcs,
                        deadline=build_by)
@@ -928,7 +939,7 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
         return fallback()
     if first is not None:
         # CP-SAT starts from the one-at-a-time decision
-        at = {slot.host: ti for ti, slot in enumerate(slots)}
+        at = _canonical(first, slots, stand_in)
         for (si, ti), var in built.x.items():
             host = first.get(built.servers[si].name)
             if host in at:
@@ -941,8 +952,8 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
                             deterministic=not wall, gap=gap)
     if status == cp_model.UNKNOWN and first is not None:
         replay(stack, world, clauses, first)
-        cost = _cost_of(cp_model, built, first, (
-            deadline.left() if wall else 1.0), deterministic=not wall)
+        cost = _cost_of(cp_model, built, first, min(1.0, max(
+            0.05, deadline.left())), deterministic=not wall) or 0
         return Decision(True, first, '', time.monotonic() - started,
                         False, cost, stop=LIMIT)
     if status == cp_model.UNKNOWN:
@@ -962,6 +973,34 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
                     stop=stop)
 
 
+def _canonical(assignments: typing.Mapping[str, str],
+               slots: typing.Sequence[_Slot],
+               stand_in: typing.Mapping[str, typing.Sequence[int]]
+               ) -> typing.Dict[str, int]:
+    """host -> the slot that stands for it in a hint: the hosts a
+    decision uses in a class of interchangeable hosts become the class's
+    first slots, in the order the decision first uses them, so that the
+    hint meets the model's symmetry breaking (:meth:`_Model._symmetry`:
+    slots of a class are used in order); a host dropped as dominated
+    takes a free slot of a class that may stand in for it
+    (``stand_in``, from :func:`_classes`). A host left with none is left
+    out of the hint."""
+    klass = {slot.host: slot.klass for slot in slots}
+    free: typing.Dict[int, typing.List[int]] = {}
+    for ti, slot in enumerate(reversed(slots)):
+        free.setdefault(slot.klass, []).append(len(slots) - 1 - ti)
+    found: typing.Dict[str, int] = {}
+    for host in assignments.values():
+        if host in found:
+            continue
+        classes = [klass[host]] if host in klass else stand_in.get(host, ())
+        for k in classes:
+            if free.get(k):
+                found[host] = free[k].pop()
+                break
+    return found
+
+
 def _stopped(cp_model, solver, status, built: _Model, gap: float) -> str:
     """Why the search that found a decision stopped: :data:`FIRST`
     (nothing to improve: no objective), :data:`OPTIMAL` (its cost meets
@@ -978,28 +1017,51 @@ def _stopped(cp_model, solver, status, built: _Model, gap: float) -> str:
     return LIMIT
 
 
+def cost_of(stack: model.Stack, world: World,
+            assignments: typing.Mapping[str, str],
+            time_limit: float = 30.0) -> typing.Optional[int]:
+    """The soft policies' cost of a decision for ``stack`` (the objective
+    :func:`decide` minimises; 0 without soft policies), for tools that
+    compare decisions; None when the decision's hosts are not all in
+    ``world`` or ``time_limit`` seconds do not tell.
+
+    :raises SolverUnavailable: OR-Tools is not installed.
+    """
+    cp_model = _cp_model()
+    world = with_traits(world)
+    clauses = compile_stack(stack, world)
+    rcs = _resource_classes(stack)
+    # each decided host a class of its own: every server's variable there
+    slots = _classes(stack, world, clauses, rcs, True,
+                     special=frozenset(assignments.values()))
+    built = _Model(cp_model, stack, world, clauses, slots, rcs)
+    if not built.cost:
+        return 0
+    return _cost_of(cp_model, built, assignments, time_limit)
+
+
 def _cost_of(cp_model, built: _Model, assignments: typing.Mapping[str, str],
-             time_limit: float = 1.0, deterministic: bool = False) -> int:
+             time_limit: float = 1.0, deterministic: bool = False
+             ) -> typing.Optional[int]:
     """The soft policies' cost of ``assignments`` in ``built`` (0 when it
-    has no cost, a host is not a slot of the model, or ``time_limit``
-    seconds, at most one, of wall time or ``deterministic`` time, do not
-    tell)."""
+    has no cost); None when a host is not a slot of the model, or
+    ``time_limit`` seconds of wall time (or ``deterministic`` time) do
+    not tell."""
     if not built.cost:
         return 0
     slot = {s.host: ti for ti, s in enumerate(built.slots)}
     chosen = [built.x.get((si, slot.get(assignments.get(server.name))))
               for si, server in enumerate(built.servers)]
     if any(var is None for var in chosen):
-        return 0
+        return None
     # each server's one variable: ExactlyOne sets the others false
     for var in chosen:
         built.m.Add(var == 1)
-    solver, status = _solve(cp_model, built,
-                            min(1.0, max(0.05, time_limit)), 1, 0,
+    solver, status = _solve(cp_model, built, time_limit, 1, 0,
                             deterministic)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return int(round(solver.ObjectiveValue()))
-    return 0
+    return None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -148,3 +148,13 @@ def test_wall_time_runs_from_its_start():
     assert 0 < deadline.left() <= 1.0
     assert deadline.before(2.0).past()
     assert Deadline.wall(5.0, started - 2.0).left() == 0.0
+
+
+def test_the_hold_keeps_its_share_or_more_for_a_big_stack():
+    big = model.parse({'stack': {'name': 's', 'group': {
+        'name': 'g', 'servers': {'count': 1000, 'flavor': {
+            'resources': {'VCPU': 1}}}}}})
+    deadline = Deadline.wall(10.0)
+    assert service.reserve(STACK, deadline) == 10.0 * service.HOLD_SHARE
+    assert service.reserve(big, deadline) == pytest.approx(
+        1000 * service.HOLD_PER_SERVER)

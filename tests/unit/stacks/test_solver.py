@@ -522,3 +522,36 @@ def test_deterministic_work_reads_no_clock_and_decides_alike(monkeypatch):
         assert parameters.max_deterministic_time == 2.0
         assert parameters.num_workers == 1
         assert parameters.max_time_in_seconds > 1e9     # not set
+
+
+def test_a_hint_uses_the_first_slots_of_each_class():
+    """Alike hosts are one class whose slots the model uses in order (and
+    hosts beyond what the stack can use are dropped): a first decision on
+    other hosts of the class is hinted on its first slots (the same
+    decision up to interchangeable hosts), so the hint meets the
+    symmetry breaking; a smaller host takes a slot of a bigger class in
+    its domains."""
+    world = make_world([5], lambda r, i: {'VCPU': 6 if i == 4 else 8})
+    s = stack(leaf('g', 3, 2, ['anti-affinity:host']))
+    clauses = solver.compile_stack(s, world)
+    stand_in = {}
+    slots = solver._classes(s, world, clauses, ['VCPU'], True,
+                            stand_in=stand_in)
+    assert [slot.host for slot in slots] == ['r0h0', 'r0h1', 'r0h2']
+    assert set(stand_in) == {'r0h3', 'r0h4'}
+    first = {'g-1': 'r0h3', 'g-2': 'r0h4', 'g-3': 'r0h0'}
+    at = solver._canonical(first, slots, stand_in)
+    assert {h: slots[ti].host for h, ti in at.items()} == {
+        'r0h3': 'r0h0', 'r0h4': 'r0h1', 'r0h0': 'r0h2'}
+
+
+def test_the_cost_of_a_decision_is_the_objective():
+    world = make_world([3, 3], lambda r, i: {'VCPU': 8})
+    s = stack(leaf('g', 3, 2, ['soft-affinity:rack']))
+    decision = solver.decide(s, world)
+    assert solver.cost_of(s, world, decision.assignments) == \
+        decision.cost == 1
+    assert solver.cost_of(s, world, {'g-1': 'r0h0', 'g-2': 'r1h0',
+                                     'g-3': 'r1h1'}) == 2
+    assert solver.cost_of(stack(leaf('h', 1, 1)), world,
+                          {'h-1': 'r0h0'}) == 0
