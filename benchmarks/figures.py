@@ -309,6 +309,18 @@ def _concurrency() -> None:
 
 # -- P5: stacks -------------------------------------------------------------
 
+P5_DOCUMENTS = (
+    ('10x10_full90_1k', '10 groups of 10 with soft policies at 1,000 '
+     'varied hosts 90% full (benchmarks/p5/10x10-full90-1k.yaml)'),
+    ('20x10_cloud_10k', '20 LLMN clusters of 10 apart by rack at 10,000 '
+     'hosts of the varied world (benchmarks/p5/20x10-cloud-10k.yaml)'),
+    ('20x10_uniform_10k', "issue #48's finding 3: 20 LLMN clusters of 10 "
+     'apart by rack at 10,000 alike empty hosts in 40 racks of 250 '
+     '(benchmarks/p5/20x10-uniform-10k.yaml)'),
+    ('3x4_cloud_10k', '3 LLMN clusters of 4 apart by rack at 10,000 hosts '
+     'of the varied world (benchmarks/p5/3x4-cloud-10k.yaml; target 2 s)'),
+)
+"""P5's stack documents (``benchmarks/p5/``): key, what it is."""
 STACK_CASES = (('3x4', 3, 4, 10000, ALL), ('20x10', 20, 10, 10000, ONLY_FULL),
                ('50x4', 50, 4, 5000, ONLY_FULL),
                ('10x10', 10, 10, 50000, ONLY_FULL))
@@ -356,6 +368,23 @@ def _stacks() -> None:
          ' s', ONLY_FULL)
     _add('stacks', 'stacks_api_1000_min_s', f'{api}: the fastest run',
          ' s', ONLY_FULL)
+    for key, what in P5_DOCUMENTS:
+        doc = f'stacks_{key}'
+        runs = ALL if key == '10x10_full90_1k' else NOT_SMOKE
+        post = (f'{what}: POST /stacks through the policy API on our fake '
+                'Placement, from the request to the answer (the world\'s '
+                'read, the decision, the hold and the record), the '
+                "service's defaults")
+        _add('stacks', f'{doc}_answered', f'{post}: every post answered '
+             '201 (or the 60 s reference proves it infeasible)', '', runs)
+        _add('stacks', f'{doc}_api_s', f'{post}; median of --repeat posts',
+             ' s', runs)
+        _add('stacks', f'{doc}_ref_cost', f'{what}: the soft cost of a 60 s '
+             'reference decision (the solver alone, gap 0, every core)', '',
+             ONLY_FULL)
+        _add('stacks', f'{doc}_cost', f'{what}: the soft cost of the API\'s '
+             'decision, held to the reference\'s plus the relative gap', '',
+             ONLY_FULL)
 
 
 # -- P6: repair -------------------------------------------------------------

@@ -6,6 +6,7 @@ simulator."""
 
 import datetime
 import logging
+import typing
 
 import webob.exc
 
@@ -14,6 +15,7 @@ from nova_scoped_policies.conf import api as api_conf
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
+from nova_scoped_policies.stacks.deadline import Deadline
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import service as stack_service
 from nova_scoped_policies.stacks import solver
@@ -30,9 +32,10 @@ class Source:
         self.project_id = project_id
         self.admin = admin
 
-    def world(self, stack: model.Stack) -> solver.World:
+    def world(self, stack: model.Stack,
+              deadline: typing.Optional[Deadline] = None) -> solver.World:
         return world_mod.build(self.service, stack, self.project_id,
-                               self.admin)
+                               self.admin, deadline)
 
 
 class Holder:

@@ -10,6 +10,11 @@
 * Existing servers of relationships: their allocations (consumer = the
   instance), which also say whose they are: another project's server or
   group is answered as missing, never named.
+
+The request's deadline is read between these reads: past it, the rest is
+not read (the service then answers that no decision was found within the
+limit). One call is never cut short: ``connect_timeout`` and
+``read_timeout`` bound each.
 """
 
 import typing
@@ -20,6 +25,7 @@ from nova_scoped_policies.api import hosts as hosts_mod
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import records
 from nova_scoped_policies.placement import client as pc
+from nova_scoped_policies.stacks.deadline import Deadline
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies import topology as topo
@@ -30,12 +36,23 @@ def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
         explanation=f'cannot {what}: Placement answered {exc}')
 
 
-def _hosts(placement: pc.PlacementClient, stack: model.Stack
+class _Late(Exception):
+    """The deadline passed between two reads."""
+
+
+def _on_time(deadline: typing.Optional[Deadline]) -> None:
+    if deadline is not None and deadline.past():
+        raise _Late()
+
+
+def _hosts(placement: pc.PlacementClient, stack: model.Stack,
+           deadline: typing.Optional[Deadline] = None
            ) -> typing.Tuple[typing.List[solver.HostState],
                              typing.Dict[str, str]]:
     names = {p['uuid']: p['name'] for p in placement.list_providers()}
     found: typing.Dict[str, solver.HostState] = {}
-    for flavor in {s.flavor for s in stack.servers}:
+    for flavor in sorted({s.flavor for s in stack.servers}, key=repr):
+        _on_time(deadline)
         required = sorted(flavor.required) + [
             f'!{t}' for t in sorted(flavor.forbidden)]
         for rp, (free, traits) in hosts_mod.fitting(
@@ -47,7 +64,8 @@ def _hosts(placement: pc.PlacementClient, stack: model.Stack
 
 def _topology(placement: pc.PlacementClient,
               scope_records: typing.List[records.ScopeRecord],
-              stack: model.Stack) -> topo.Topology:
+              stack: model.Stack,
+              deadline: typing.Optional[Deadline] = None) -> topo.Topology:
     wanted = stack.scopes
     parents = {r.name: r.parent for r in scope_records}
     for name in list(wanted):   # nesting is checked against the parents
@@ -58,6 +76,7 @@ def _topology(placement: pc.PlacementClient,
     for record in scope_records:
         if record.name in wanted:
             for aggregate in record.aggregates:
+                _on_time(deadline)
                 by_aggregate[aggregate] = hosts_mod.hosts_in(placement,
                                                              [aggregate])
     return topo.from_scope_records(scope_records, by_aggregate)
@@ -125,8 +144,12 @@ def existing(service, stack: model.Stack, project_id: str, admin: bool,
 
 
 def build(service, stack: model.Stack, project_id: str,
-          admin: bool) -> solver.World:
-    """The world a decision for ``stack`` reads.
+          admin: bool, deadline: typing.Optional[Deadline] = None
+          ) -> solver.World:
+    """The world a decision for ``stack`` reads: the hosts, the domains
+    and the existing servers, each read before ``deadline``; past it, the
+    rest is not read and the world is empty (the caller sees the deadline
+    past and decides nothing).
 
     :raises webob.exc.HTTPServiceUnavailable: Placement failed.
     :raises webob.exc.HTTPBadRequest: a relationship names a server or
@@ -134,9 +157,13 @@ def build(service, stack: model.Stack, project_id: str,
     """
     placement = service.placement
     try:
-        hosts, names = _hosts(placement, stack)
-        topology = _topology(placement, service.store.list_scopes(), stack)
+        hosts, names = _hosts(placement, stack, deadline)
+        topology = _topology(placement, service.store.list_scopes(), stack,
+                             deadline)
+        _on_time(deadline)
         servers, groups = existing(service, stack, project_id, admin, names)
     except pc.PlacementError as exc:
         raise _unavailable('read the cloud\'s capacity', exc)
+    except _Late:
+        return solver.World((), topo.Topology([], []))
     return solver.World(tuple(hosts), topology, servers, groups)

@@ -69,13 +69,57 @@ tenants with very large groups; groups already bigger keep their members.
         default=10.0,
         min=0.1,
         help="""
-Seconds one stack decision (``POST /stacks``) may take, from its start to
-its answer: the first decision, the solver's model and search, the replay.
-Reading Placement, the hold and the record come on top.
+Seconds one stack decision (``POST /stacks``) may take, from the request to
+its answer: releasing expired holds, reading Placement's free capacity and
+the domains, the decision (the first decision, the solver's model, its
+search and the replay), holding the decision in Placement and recording it.
+The solver gets what is left once the cloud is read, less a tenth of this
+limit kept for the hold and the record.
 
-The best decision found in that time is returned (it may not be optimal for
-the soft policies); when none was found, the answer says the stack may still
-fit.
+The search stops as soon as it has nothing to improve: a stack with no soft
+policy takes the first decision that meets every hard policy; one with soft
+policies stops at a proven optimum, within ``stack_relative_gap`` of the
+best bound, or at this limit, and the answer's ``optimal`` says whether it
+was cut short. When the limit runs out before any decision is found (or
+while Placement is read), the answer is ``409`` with the error code
+``scoped_policies.stack_not_found_in_time``: "not found within the limit:
+may still fit". It is never called infeasible: raise this limit for clouds
+and stacks that large.
+
+One call to Placement is not cut short: a Placement that does not answer is
+bounded by ``connect_timeout`` and ``read_timeout`` (``503``), not by this
+limit.
+
+Related options:
+
+* ``stack_relative_gap``
+* ``stack_workers``
+* ``connect_timeout``, ``read_timeout``
+"""),
+    cfg.FloatOpt(
+        'stack_relative_gap',
+        default=0.05,
+        min=0.0,
+        max=1.0,
+        help="""
+The relative gap at which the search of a stack decision with soft policies
+stops: as soon as the soft policies' cost of the best decision found is
+within this share of the best bound the solver has proven (``|cost - bound|
+<= gap * max(1, cost)``), that decision is the answer. 0 searches until the
+decision is proven optimal or ``stack_time_limit`` runs out.
+
+The cost counts the soft policies a decision goes against (each times its
+``weight_<policy>``), and the bound is what no decision can beat: with the
+default 0.05, a decision is taken when no other could be more than 5%
+better. A proof of optimality often takes far longer than finding the
+optimum, so a small gap answers much sooner at the price of a decision that
+may be a little worse; the answer's ``optimal`` is false then. Stacks with
+no soft policy are not searched beyond their first decision that meets every
+hard policy: every such decision is as good.
+
+Related options:
+
+* ``stack_time_limit``
 """),
     cfg.IntOpt(
         'stack_workers',
@@ -86,11 +130,13 @@ Search workers of the joint solver for one stack decision; 0 uses every
 core this process may run on.
 
 More workers find a first decision sooner on large clouds; with one, the
-same cloud and stack always give the same decision (the simulator uses
-one). Each decision begins with one server at a time (nova's order, the
-engine's checks, within 40% of ``stack_time_limit``): the solver starts
-from that decision, and it is the answer when the solver finds none in
-time, so a stack that fits that way is never refused for lack of time.
+same cloud and stack give the same decision under the same load (the
+simulator uses one, and bounds the search by the solver's deterministic
+work instead of seconds, so that its answers are the same on any machine).
+Each decision begins with one server at a time (nova's order, the engine's
+checks, within 40% of what is left of ``stack_time_limit``): the solver
+starts from that decision, and it is the answer when the solver finds none
+in time, so a stack that fits that way is never refused for lack of time.
 Concurrent decisions share the cores: on a service that decides many
 stacks at once, set fewer workers.
 

@@ -161,6 +161,11 @@ class Placement:
         # the reader clears it
         self.changed: typing.Set[str] = set()
         self._standard = frozenset(os_traits.get_traits())
+        # aggregate -> the providers in it, so that a ``member_of``
+        # listing reads its members, as Placement's index does, not every
+        # provider: made at the first such listing, then kept in step
+        self._members: typing.Optional[typing.Dict[
+            str, typing.Set[str]]] = None
 
     # -- providers -------------------------------------------------------
 
@@ -194,6 +199,7 @@ class Placement:
                         'Resource provider has allocations.')
         del self.providers[uuid]
         del self._by_name[provider.name]
+        self._index(uuid, provider.aggregates, frozenset())
         self._usage.pop(uuid, None)
         self.changed.discard(uuid)
 
@@ -214,6 +220,12 @@ class Placement:
             wanted = self.providers.get(uuid if uuid is not None
                                         else self._by_name.get(name, ''))
             pool = [wanted] if wanted is not None else []
+        elif member_in:
+            # the members of the smallest required set of aggregates
+            members = self._members_index()
+            pool = [self.providers[u] for u in min(
+                (set().union(*(members.get(a, ()) for a in wanted))
+                 for wanted in member_in), key=len)]
         else:
             pool = self.providers.values()
         found = [
@@ -253,8 +265,30 @@ class Placement:
                        aggregates: typing.Iterable[str]) -> Provider:
         provider = self.provider(uuid)
         self._generation(provider, generation)
+        before = provider.aggregates
         provider.aggregates = frozenset(aggregates)
+        self._index(uuid, before, provider.aggregates)
         return provider
+
+    def _members_index(self) -> typing.Dict[str, typing.Set[str]]:
+        """aggregate -> the providers in it (made on first use)."""
+        if self._members is None:
+            self._members = collections.defaultdict(set)
+            for uuid, provider in self.providers.items():
+                for aggregate in provider.aggregates:
+                    self._members[aggregate].add(uuid)
+        return self._members
+
+    def _index(self, uuid: str, before: typing.AbstractSet[str],
+               after: typing.AbstractSet[str]) -> None:
+        """Keep the members' index (once made) in step with a provider
+        whose aggregates change from ``before`` to ``after``."""
+        if self._members is None:
+            return
+        for aggregate in before - after:
+            self._members[aggregate].discard(uuid)
+        for aggregate in after - before:
+            self._members[aggregate].add(uuid)
 
     # -- traits ----------------------------------------------------------
 

@@ -12,6 +12,12 @@ tenant does, with the decision's hints: the ``scoped_plan`` request filter
 pins it to its decided host and gives its hold back through the store
 driver, and the filters check the stack's policies. :func:`audit` is the
 stacks' audit at the end.
+
+A plan's limit is deterministic work, not wall time (:func:`deadline`):
+the solver's search is bounded by CP-SAT's deterministic time with one
+worker and nothing reads the clock, so the same scenario gives the same
+plans (and the same JSON, its ``seconds`` aside) on any machine, under
+any load and with any number of sweep workers.
 """
 
 import typing
@@ -20,13 +26,25 @@ from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.placement import holds
 from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.simulator import scenario as sc
+from nova_scoped_policies.stacks.deadline import Deadline
 from nova_scoped_policies.stacks import live
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import service
 from nova_scoped_policies.stacks import solver
 
 TIME_LIMIT = 10.0
-"""Seconds the solver may take for one plan."""
+"""The limit of one plan: seconds of the solver's deterministic work
+(CP-SAT's ``max_deterministic_time``, about a second of search each on a
+current core), the policy service's default ``stack_time_limit``; and the
+seconds a repair may take."""
+RELATIVE_GAP = 0.05
+"""The relative gap at which a plan's search stops, the policy service's
+default ``stack_relative_gap``."""
+
+
+def deadline() -> Deadline:
+    """A plan's limit: :data:`TIME_LIMIT` of deterministic work."""
+    return Deadline.work(TIME_LIMIT)
 
 
 class Plans:
@@ -66,7 +84,8 @@ class Source:
     def __init__(self, sim) -> None:
         self.sim = sim
 
-    def world(self, stack: model.Stack) -> solver.World:
+    def world(self, stack: model.Stack,
+              deadline: typing.Optional[Deadline] = None) -> solver.World:
         return self.sim.cloud.world()
 
 

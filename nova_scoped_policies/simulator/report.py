@@ -69,6 +69,10 @@ def to_table(result: dict) -> str:
                               key=lambda item: natural(item[0])):
         status = plan['status'] + (', confirmed'
                                    if plan.get('confirmed') else '')
+        if plan['assignments'] and not plan.get('optimal', True):
+            # the search stopped before it proved its decision best
+            status += f', not proven optimal ({plan.get("stopped")})'
+
         lines.append(f'Stack {stack}: {status} in '
                      f'{plan["seconds"]} s' + (f': {plan["reason"]}'
                                                if plan['reason'] else ''))

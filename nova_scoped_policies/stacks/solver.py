@@ -18,6 +18,8 @@ from nova_scoped_policies.stacks.clauses import compile_stack
 from nova_scoped_policies.stacks.clauses import read_candidates
 from nova_scoped_policies.stacks.clauses import items as clause_items
 from nova_scoped_policies.stacks.clauses import member_requests
+from nova_scoped_policies.stacks.deadline import Deadline
+from nova_scoped_policies.stacks.deadline import not_found
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks.world import HostState
 from nova_scoped_policies.stacks.world import World
@@ -33,8 +35,16 @@ class Decision:
     :param reason: when infeasible, which policy or resource cannot be met
         (never naming hosts of other tenants); else ''.
     :param seconds: time spent deciding.
-    :param optimal: the solver proved the objective optimal.
+    :param optimal: the decision is proven optimal for the soft
+        policies, or there is nothing to improve (no soft policy); False
+        when the limit or the gap stopped the search first.
     :param cost: the soft policies' objective (lower is better).
+    :param stop: why the search stopped, for a decision found
+        (:data:`FIRST`, :data:`OPTIMAL`, :data:`GAP`, :data:`LIMIT`) or a
+        search cut short with none (:data:`LIMIT`); '' for a refusal.
+    :param timed_out: no decision, only because the limit cut the search
+        short: the stack may still fit (the reason says so); never
+        called infeasible.
     """
 
     feasible: bool
@@ -43,6 +53,21 @@ class Decision:
     seconds: float = 0.0
     optimal: bool = False
     cost: int = 0
+    stop: str = ''
+    timed_out: bool = False
+
+
+FIRST = 'nothing to improve'
+"""The search stopped at its first decision: the stack has no soft
+policy (no objective), and every decision that meets the hard ones is as
+good."""
+OPTIMAL = 'optimal'
+"""The search proved its decision optimal for the soft policies."""
+GAP = 'gap'
+"""The search stopped within the relative gap of the best bound
+(``[scoped_policies_api] stack_relative_gap``)."""
+LIMIT = 'limit'
+"""The time limit cut the search short."""
 
 
 class SolverUnavailable(RuntimeError):
@@ -131,7 +156,9 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
              rcs: typing.Sequence[str], merge: bool,
              special: typing.AbstractSet[str] = frozenset(),
              scopes: typing.Optional[typing.AbstractSet[str]] = None,
-             deadline: typing.Optional[float] = None
+             deadline: typing.Optional[float] = None,
+             stand_in: typing.Optional[typing.Dict[
+                 str, typing.List[int]]] = None
              ) -> typing.List[_Slot]:
     """The hosts as slots: with ``merge``, hosts alike for this stack are
     one class, and a host that ``n`` kept hosts of its class dominate in
@@ -139,6 +166,9 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
     class can take (any decision using it can move to a free one). Hosts
     of ``special`` (and of existing servers) are each a class of their
     own. ``scopes``: those the clauses name (default: the stack's).
+    ``stand_in``, when given, is filled with each dropped host's classes
+    that may stand in for it (in the same domains, at least its free
+    capacity in every resource; see :func:`_canonical`).
 
     :raises _OutOfTime: past ``deadline`` (a ``time.monotonic()``).
     """
@@ -184,16 +214,21 @@ def _classes(stack: model.Stack, world: World, clauses: typing.List[Clause],
         for host in hosts:
             vector = tuple(host.free.get(rc, 0) for rc in rcs)
             vectors.setdefault(vector, []).append(host.name)
-        kept: typing.List[typing.Tuple[tuple, int]] = []
+        kept: typing.List[typing.Tuple[tuple, int, int]] = []
         for vector in sorted(vectors, key=lambda v: (-sum(v), v)):
             names = sorted(vectors[vector])
             if merge:
-                dominated = sum(n for w, n in kept if all(
-                    a >= b for a, b in zip(w, vector)))
-                names = names[:max(0, cap - dominated)]
+                above = [(k, n) for w, n, k in kept if all(
+                    a >= b for a, b in zip(w, vector))]
+                keep = max(0, cap - sum(n for _, n in above))
+                if stand_in is not None:
+                    for name in names[keep:]:
+                        stand_in[name] = [klass] * bool(keep) + [
+                            k for k, _ in above]
+                names = names[:keep]
             if not names:
                 continue
-            kept.append((vector, len(names)))
+            kept.append((vector, len(names), klass))
             for name in names:
                 slots.append(_Slot(name, vector, dict(key), klass,
                                    accepted))
@@ -440,15 +475,32 @@ def _resource_classes(stack: model.Stack) -> typing.List[str]:
 
 
 def _solve(cp_model, built: _Model, time_limit: float, workers: int,
-           seed: int):
+           seed: int, deterministic: bool = False, gap: float = 0.0,
+           first: typing.Optional[bool] = None):
+    """Search ``built`` for ``time_limit`` seconds: of wall time, or with
+    ``deterministic`` of CP-SAT's deterministic time with one worker
+    (the same model gives the same answer on any machine). A model with
+    no objective stops at its first decision (every decision is as
+    good), and so does any with ``first`` (whether it fits is all that
+    is asked); one with an objective within ``gap`` of its best
+    bound."""
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
+    parameters = solver.parameters
+    if deterministic:
+        parameters.max_deterministic_time = max(0.01, time_limit)
+        parameters.num_workers = 1
+    else:
+        parameters.max_time_in_seconds = max(0.01, time_limit)
+        parameters.num_workers = workers
+    parameters.random_seed = seed
     # the model breaks the symmetry of interchangeable hosts itself
     # (_Model._symmetry): CP-SAT's own search for symmetries cost 60% of
     # a 3 x 4 decision at 10,000 hosts
-    solver.parameters.symmetry_level = 0
+    parameters.symmetry_level = 0
+    if first or (first is None and not built.m.HasObjective()):
+        parameters.stop_after_first_solution = True
+    elif gap:
+        parameters.relative_gap_limit = gap
     status = solver.Solve(built.m)
     return solver, status
 
@@ -485,7 +537,8 @@ def one_at_a_time(stack: model.Stack, world: World,
                   clauses: typing.Sequence[Clause],
                   deadline: typing.Optional[float] = None,
                   weigh_until: typing.Optional[float] = None,
-                  packed: typing.Optional[str] = None
+                  packed: typing.Optional[str] = None,
+                  weigh: bool = True
                   ) -> typing.Optional[typing.Dict[str, str]]:
     """nova's way: each server, in document order, on the passing host
     with the best weight by its soft policies (scaled and summed as
@@ -500,7 +553,12 @@ def one_at_a_time(stack: model.Stack, world: World,
     the roomiest passing host, and the hosts of the members its host
     scope soft policies count. Past ``weigh_until`` (a
     ``time.monotonic()``), the servers left go on the roomiest passing
-    host, unweighed.
+    host, unweighed; with ``weigh`` False, every server does.
+
+    The hosts a hard check rejects by their domain alone (anti-affinity
+    across groups by rack...) are never read one by one: each domain's
+    verdict is asked once per server, and only the hosts of the domains
+    it passes are read (nova's order is kept: the roomiest of them).
 
     :param packed: a scope: each server first on the roomiest passing
         host of a domain of that scope holding servers of its own group
@@ -511,7 +569,7 @@ def one_at_a_time(stack: model.Stack, world: World,
     engine = Engine()
     free = {h.name: collections.Counter(h.free) for h in world.hosts}
     accepts = {h.name: h for h in world.hosts}
-    weighs = _soft(clauses)
+    weighs = weigh and _soft(clauses)
 
     def room(host: str) -> tuple:
         return (free[host]['MEMORY_MB'], free[host]['VCPU'], host)
@@ -577,8 +635,8 @@ def one_at_a_time(stack: model.Stack, world: World,
                          if fits(h)), None)
         beside = best is not None
         if best is None:
-            best = next((h for h in order if h not in used and fits(h)),
-                        None)
+            best = _roomiest_unused(checks, order, used, fits, room,
+                                    domain_orders)
             top = next((r[-1] for r in reversed(rooms) if fits(r[-1])),
                        None)
             if top is not None and (best is None or
@@ -597,6 +655,42 @@ def one_at_a_time(stack: model.Stack, world: World,
         bisect.insort(rooms, room(best))
         placed[server.name] = best
     return placed
+
+
+def _roomiest_unused(checks, order: typing.Sequence[str],
+                     used: typing.AbstractSet[str],
+                     fits: typing.Callable[[str], bool],
+                     room: typing.Callable[[str], tuple],
+                     domain_orders: typing.Callable[[str], typing.Mapping[
+                         str, typing.Sequence[str]]]
+                     ) -> typing.Optional[str]:
+    """The roomiest host of ``order`` not ``used`` that ``fits``.
+
+    The checks that reject by domain alone (``Check.domains``) say which
+    domains of their scope may take the server, one verdict per domain;
+    the hosts of the scope whose passing domains hold the fewest are the
+    only ones read, each domain's in ``order``: the first that fits in
+    each, and the roomiest of those (every host that fits is in one of
+    them, and a host's room is unique: the same host as reading
+    ``order`` from its start)."""
+    by_scope: typing.Dict[str, typing.List[typing.Callable[[str], bool]]]
+    by_scope = {}
+    for check in checks:
+        domains = getattr(check, 'domains', None)
+        if domains is not None and domains[0] != HOST_SCOPE:
+            by_scope.setdefault(domains[0], []).append(domains[1])
+    pools = None
+    for scope, rejects in sorted(by_scope.items()):
+        passing = [hosts for domain, hosts in sorted(
+            domain_orders(scope).items())
+            if not any(reject(domain) for reject in rejects)]
+        if pools is None or sum(map(len, passing)) < sum(map(len, pools)):
+            pools = passing
+    if pools is None:
+        return next((h for h in order if h not in used and fits(h)), None)
+    firsts = (next((h for h in hosts if h not in used and fits(h)), None)
+              for hosts in pools)
+    return max((h for h in firsts if h is not None), key=room, default=None)
 
 
 def _weighed(evaluation, requests, best: str,
@@ -654,11 +748,13 @@ def _unfit_server(stack: model.Stack, world: World,
 
 
 def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
-             workers, seed, deadline: typing.Optional[float] = None) -> str:
+             workers, seed, deadline: typing.Optional[float] = None,
+             deterministic: bool = False) -> str:
     """Which hard item (in document order) first makes the stack unfit;
     each model built and searched before ``deadline`` (a
     ``time.monotonic()``; past it, the stack is said not to fit without
-    naming the item)."""
+    naming the item), or with ``deterministic`` each searched for its
+    share of ``time_limit`` in deterministic time."""
     reason = _unfit_server(stack, world, rcs)
     if reason:
         return reason
@@ -674,7 +770,8 @@ def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
         per_try = max(0.5, time_limit / (len(built.hard_items) + 1))
         if left() <= 0:
             return unnamed
-        _, status = _solve(cp_model, built, left(), workers, seed)
+        _, status = _solve(cp_model, built, left(), workers, seed,
+                           deterministic, first=True)
         if status == cp_model.INFEASIBLE:
             return ('the servers do not fit in the capacity left (' +
                     ', '.join(rcs) + ') whatever the policies')
@@ -683,7 +780,8 @@ def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
                            enabled=n, deadline=deadline)
             if left() <= 0:
                 return unnamed
-            _, status = _solve(cp_model, trial, left(), workers, seed)
+            _, status = _solve(cp_model, trial, left(), workers, seed,
+                               deterministic, first=True)
             if status == cp_model.INFEASIBLE:
                 before = ('' if n == 1 else
                           ' together with the policies before it')
@@ -691,7 +789,9 @@ def _explain(cp_model, stack, world, clauses, slots, rcs, time_limit,
                         f'the capacity left{before}')
     except _OutOfTime:
         return unnamed
-    return 'no decision found in the time allowed'
+    # the last model has every hard item, as the one proven infeasible:
+    # a try ran out of its time
+    return unnamed
 
 
 def _failed(cp_model, status, explained: tuple,
@@ -724,38 +824,71 @@ def _soft(clauses: typing.Sequence[Clause]) -> bool:
 
 def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
            merge: bool = True, workers: int = 1, seed: int = 0,
-           search: bool = False) -> Decision:
-    """One joint decision for the whole stack, all or nothing, within
-    ``time_limit`` seconds from the call to the answer.
+           search: bool = False,
+           deadline: typing.Optional[Deadline] = None,
+           gap: float = 0.0) -> Decision:
+    """One joint decision for the whole stack, all or nothing, by its
+    deadline (what is left of it when called).
 
     Hard policies and the capacity of every host are constraints, soft
     policies the objective (lower cost is better). A decision one server
     at a time (:func:`one_at_a_time`) comes first. When it meets every
     hard policy and the stack has no soft policy, it is the answer:
-    there is nothing to optimise. Otherwise CP-SAT starts from it, and
+    there is nothing to improve. Otherwise CP-SAT starts from it, and
     it is the answer when CP-SAT finds no decision in time (or its model
     could not be built in time), so a stack that fits that way is never
-    refused for lack of time. The best decision found is returned; it is
-    replayed through the engine's host checks first. Every phase (the
-    first decision, the classes of hosts, the model, the search, the
-    replay and the explanation of a refusal) ends by the deadline.
+    refused for lack of time. The search stops as soon as it has nothing
+    to improve: at its first decision when the model has no objective,
+    within ``gap`` of the best bound, at a proven optimum, or at the
+    limit (:attr:`Decision.stop` says which). The best decision found is
+    returned; it is replayed through the engine's host checks first.
+    Every phase (the first decision, the classes of hosts, the model,
+    the search, the replay and the explanation of a refusal) ends by the
+    deadline.
 
     :param stack: the validated stack.
     :param world: hosts, topology and existing servers, real ids.
-    :param time_limit: seconds for the whole decision.
+    :param time_limit: seconds from the call to the answer, when no
+        ``deadline`` is given.
     :param merge: merge interchangeable hosts into classes (False: one
         variable per host, for tests).
     :param workers: CP-SAT search workers; with one, the same inputs give
-        the same decision.
+        the same decision (given the same work, see ``deadline``).
     :param seed: CP-SAT random seed.
     :param search: search with CP-SAT even when the first decision has
-        nothing to optimise (tests of the model).
+        nothing to improve (tests of the model).
+    :param deadline: the limit, passed down from the request: wall time
+        (the solver has what is left of it) or deterministic work
+        (:meth:`Deadline.work`: CP-SAT's deterministic time with one
+        worker, no clock read: the same inputs give the same decision on
+        any machine).
+    :param gap: the relative gap at which the search of a stack with soft
+        policies stops (0: only at a proven optimum or the limit).
     :raises model.StackError: the stack names a scope the cloud does not
         define, scopes that do not nest, or unknown existing resources.
     :raises SolverUnavailable: OR-Tools is not installed.
     """
+    if deadline is None:
+        deadline = Deadline.wall(time_limit)
+    wall = not deadline.deterministic
+    if not wall:
+        workers = 1
     started = time.monotonic()
-    deadline = started + time_limit
+    # the solver's own limit: what the caller left of the deadline
+    time_limit = deadline.left()
+
+    def by(share: float) -> typing.Optional[float]:
+        """``share`` of the limit from now, as a ``time.monotonic()``;
+        None (no clock) for deterministic work."""
+        return started + time_limit * share if wall else None
+
+    def out_of_time(detail: str = '') -> Decision:
+        return Decision(False, {}, not_found(deadline, detail),
+                        time.monotonic() - started, stop=LIMIT,
+                        timed_out=True)
+    if wall and time_limit <= 0:
+        return out_of_time(f'{deadline.spent():.1f} s spent before the '
+                           'decision')
     model.check_topology(stack, world.topology)
     world = with_traits(world)
     clauses = compile_stack(stack, world)
@@ -763,45 +896,42 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
     soft = _soft(clauses)
     # a decision that meets every hard policy first, nova's way: the
     # solver's starting point, and the answer when it finds none in time;
-    # with nothing to optimise it is the answer, and may take all but the
+    # with nothing to improve it is the answer, and may take all but the
     # time to replay it (the model would take longer)
-    first_by = started + time_limit * (FIRST_SHARE if soft or search
-                                       else 1 - FINISH_SHARE)
-    first = one_at_a_time(stack, world, clauses, first_by,
-                          started + time_limit * WEIGH_SHARE)
+    first_by = by(FIRST_SHARE if soft or search else 1 - FINISH_SHARE)
+    first = one_at_a_time(stack, world, clauses, first_by, by(WEIGH_SHARE))
     if first is None and soft:
         # the soft policies' weights may have led it astray: unweighed
-        first = one_at_a_time(stack, world, clauses, first_by, started)
+        first = one_at_a_time(stack, world, clauses, first_by, weigh=False)
     finest = _finest_hard_scope(clauses, world.topology)
     if first is None and finest is not None:
         # groups kept apart by a scope fit more often when each fills
         # its domains before opening others
         first = one_at_a_time(stack, world, clauses, first_by,
-                              started + time_limit * WEIGH_SHARE,
-                              packed=finest)
+                              by(WEIGH_SHARE), packed=finest)
     if first is not None and not soft and not search:
         replay(stack, world, clauses, first)
-        return Decision(True, first, '', time.monotonic() - started, True)
+        return Decision(True, first, '', time.monotonic() - started, True,
+                        stop=FIRST)
     # imported after the first decision: the first import of OR-Tools
     # takes seconds, which the first decision needs not wait for
     cp_model = _cp_model()
-    timed_out = (f'no decision found in {time_limit:g} s; the stack may '
-                 'still fit')
     # without a first decision, the model may take all but the time to
     # replay; with one, it must leave half the limit to the search
-    build_by = (deadline - time_limit * SEARCH_SHARE if first is not None
-                else deadline - time_limit * FINISH_SHARE)
+    build_by = by(1 - SEARCH_SHARE if first is not None
+                  else 1 - FINISH_SHARE)
 
     def fallback() -> Decision:
         """The first decision (checked), or no decision in time."""
         if first is None:
-            return Decision(False, {}, timed_out,
-                            time.monotonic() - started)
+            return out_of_time()
         replay(stack, world, clauses, first)
-        return Decision(True, first, '', time.monotonic() - started)
+        return Decision(True, first, '', time.monotonic() - started,
+                        stop=LIMIT)
+    stand_in: typing.Dict[str, typing.List[int]] = {}
     try:
         slots = _classes(stack, world, clauses, rcs, merge,
-                         deadline=build_by)
+                         deadline=build_by, stand_in=stand_in)
         # a model too big to build and search in time: the first decision
         built = _Model(cp_model, stack, world, clauses, slots, rcs,
                        deadline=build_by)
@@ -809,54 +939,129 @@ def decide(stack: model.Stack, world: World, time_limit: float = 10.0,
         return fallback()
     if first is not None:
         # CP-SAT starts from the one-at-a-time decision
-        at = {slot.host: ti for ti, slot in enumerate(slots)}
+        at = _canonical(first, slots, stand_in)
         for (si, ti), var in built.x.items():
             host = first.get(built.servers[si].name)
             if host in at:
                 built.m.AddHint(var, at[host] == ti)
     # the search ends early enough to check its answer (or the first
     # decision, and that one's cost) within the time limit
-    solver, status = _solve(
-        cp_model, built,
-        deadline - time_limit * FINISH_SHARE - time.monotonic(), workers,
-        seed)
+    search_for = (by(1 - FINISH_SHARE) - time.monotonic() if wall
+                  else time_limit)
+    solver, status = _solve(cp_model, built, search_for, workers, seed,
+                            deterministic=not wall, gap=gap)
     if status == cp_model.UNKNOWN and first is not None:
         replay(stack, world, clauses, first)
+        cost = _cost_of(cp_model, built, first, min(1.0, max(
+            0.05, deadline.left())), deterministic=not wall) or 0
         return Decision(True, first, '', time.monotonic() - started,
-                        False, _cost_of(cp_model, built, first,
-                                        deadline - time.monotonic()))
+                        False, cost, stop=LIMIT)
+    if status == cp_model.UNKNOWN:
+        return out_of_time()
     reason = _failed(cp_model, status, (stack, world, clauses, slots, rcs,
                                         time_limit, workers, seed,
-                                        deadline), timed_out)
+                                        by(1.0), not wall),
+                     not_found(deadline))
     if reason is not None:
         return Decision(False, {}, reason, time.monotonic() - started)
     assignments = built.assignments(solver)
     replay(stack, world, clauses, assignments)
+    stop = _stopped(cp_model, solver, status, built, gap)
     return Decision(True, assignments, '', time.monotonic() - started,
-                    status == cp_model.OPTIMAL,
-                    int(round(solver.ObjectiveValue())) if built.cost else 0)
+                    stop in (OPTIMAL, FIRST),
+                    int(round(solver.ObjectiveValue())) if built.cost else 0,
+                    stop=stop)
+
+
+def _canonical(assignments: typing.Mapping[str, str],
+               slots: typing.Sequence[_Slot],
+               stand_in: typing.Mapping[str, typing.Sequence[int]]
+               ) -> typing.Dict[str, int]:
+    """host -> the slot that stands for it in a hint: the hosts a
+    decision uses in a class of interchangeable hosts become the class's
+    first slots, in the order the decision first uses them, so that the
+    hint meets the model's symmetry breaking (:meth:`_Model._symmetry`:
+    slots of a class are used in order); a host dropped as dominated
+    takes a free slot of a class that may stand in for it
+    (``stand_in``, from :func:`_classes`). A host left with none is left
+    out of the hint."""
+    klass = {slot.host: slot.klass for slot in slots}
+    free: typing.Dict[int, typing.List[int]] = {}
+    for ti, slot in enumerate(reversed(slots)):
+        free.setdefault(slot.klass, []).append(len(slots) - 1 - ti)
+    found: typing.Dict[str, int] = {}
+    for host in assignments.values():
+        if host in found:
+            continue
+        classes = [klass[host]] if host in klass else stand_in.get(host, ())
+        for k in classes:
+            if free.get(k):
+                found[host] = free[k].pop()
+                break
+    return found
+
+
+def _stopped(cp_model, solver, status, built: _Model, gap: float) -> str:
+    """Why the search that found a decision stopped: :data:`FIRST`
+    (nothing to improve: no objective), :data:`OPTIMAL` (its cost meets
+    the best bound: the costs are integers), :data:`GAP` (CP-SAT says
+    ``OPTIMAL`` when it reaches the gap too) or :data:`LIMIT`."""
+    if not built.cost:
+        return FIRST
+    value, bound = solver.ObjectiveValue(), solver.BestObjectiveBound()
+    if abs(value - bound) < 1:
+        return OPTIMAL
+    if status == cp_model.OPTIMAL or (
+            gap and abs(value - bound) <= gap * max(1.0, abs(value))):
+        return GAP
+    return LIMIT
+
+
+def cost_of(stack: model.Stack, world: World,
+            assignments: typing.Mapping[str, str],
+            time_limit: float = 30.0) -> typing.Optional[int]:
+    """The soft policies' cost of a decision for ``stack`` (the objective
+    :func:`decide` minimises; 0 without soft policies), for tools that
+    compare decisions; None when the decision's hosts are not all in
+    ``world`` or ``time_limit`` seconds do not tell.
+
+    :raises SolverUnavailable: OR-Tools is not installed.
+    """
+    cp_model = _cp_model()
+    world = with_traits(world)
+    clauses = compile_stack(stack, world)
+    rcs = _resource_classes(stack)
+    # each decided host a class of its own: every server's variable there
+    slots = _classes(stack, world, clauses, rcs, True,
+                     special=frozenset(assignments.values()))
+    built = _Model(cp_model, stack, world, clauses, slots, rcs)
+    if not built.cost:
+        return 0
+    return _cost_of(cp_model, built, assignments, time_limit)
 
 
 def _cost_of(cp_model, built: _Model, assignments: typing.Mapping[str, str],
-             time_limit: float = 1.0) -> int:
+             time_limit: float = 1.0, deterministic: bool = False
+             ) -> typing.Optional[int]:
     """The soft policies' cost of ``assignments`` in ``built`` (0 when it
-    has no cost, a host is not a slot of the model, or ``time_limit``
-    seconds, at most one, do not tell)."""
+    has no cost); None when a host is not a slot of the model, or
+    ``time_limit`` seconds of wall time (or ``deterministic`` time) do
+    not tell."""
     if not built.cost:
         return 0
     slot = {s.host: ti for ti, s in enumerate(built.slots)}
     chosen = [built.x.get((si, slot.get(assignments.get(server.name))))
               for si, server in enumerate(built.servers)]
     if any(var is None for var in chosen):
-        return 0
+        return None
     # each server's one variable: ExactlyOne sets the others false
     for var in chosen:
         built.m.Add(var == 1)
-    solver, status = _solve(cp_model, built,
-                            min(1.0, max(0.05, time_limit)), 1, 0)
+    solver, status = _solve(cp_model, built, time_limit, 1, 0,
+                            deterministic)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return int(round(solver.ObjectiveValue()))
-    return 0
+    return None
 
 
 @dataclasses.dataclass(frozen=True)

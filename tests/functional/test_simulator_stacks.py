@@ -4,6 +4,8 @@ Placement (shared/contracts/simulation.md, ``stacks:``)."""
 import collections
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -121,7 +123,7 @@ def test_an_infeasible_plan_says_why_and_boots_nothing():
     result = run(data)
     plan = result['plans']['app']
     assert plan == {'status': 'infeasible', 'assignments': {},
-                    'confirmed': False,
+                    'confirmed': False, 'optimal': False, 'stopped': '',
                     'reason': 'stack.group: anti-affinity:rack cannot be '
                               'met with the capacity left',
                     'seconds': plan['seconds']}
@@ -186,7 +188,9 @@ def test_json_report_has_the_plans(capsys):
     out = json.loads(capsys.readouterr().out)
     plan = out['plans']['app']
     assert set(plan) == {'status', 'assignments', 'reason', 'seconds',
-                         'confirmed'}
+                         'confirmed', 'optimal', 'stopped'}
+    # no soft policy: the first decision that meets every hard one
+    assert plan['optimal'] and plan['stopped'] == 'nothing to improve'
     assert collections.Counter(plan['assignments'].values()).most_common(1)[
         0][1] == 1
 
@@ -196,3 +200,91 @@ def test_plot_shows_the_decision(tmp_path, capsys):
     assert cli.main(['simulate', EXAMPLE, '--plot', str(path)]) == 0
     assert path.stat().st_size > 10000
     assert 'Stack app: reserved, confirmed' in capsys.readouterr().out
+
+
+def _soft_app(groups=6):
+    """Groups of four (six), soft policies within and across them and a
+    soft relationship: CP-SAT searches from the first decision."""
+    members = [leaf(f'g{g}', 4, 1 + g % 3,
+                    ['soft-anti-affinity:host', 'soft-affinity:rack'])
+               for g in range(groups)]
+    return {'name': 'app', 'group': {
+        'name': 'root', 'policies': ['soft-anti-affinity:rack'],
+        'members': members},
+        'relationships': [{'from': 'g0', 'to': 'g3',
+                           'policies': ['soft-affinity:rack']}]}
+
+
+def _tight_app():
+    """Five clusters of four, each over at least three racks
+    (LLMN n=3), never sharing one, on twelve racks: one at a time finds
+    nothing, and no decision exists (15 racks needed), which takes the
+    search a while to prove."""
+    return {'name': 'tight', 'group': {
+        'name': 'root', 'policies': ['anti-affinity:rack'],
+        'members': [{'name': f'c{g}', 'llmn': {
+            'level1': 'rack', 'level2': 'host', 'n': 3},
+            'servers': {'count': 4, 'flavor': {'resources': {
+                'VCPU': 1, 'MEMORY_MB': 512}}}} for g in range(5)]}}
+
+
+def _timeless(result):
+    result['stats'].pop('seconds')
+    result['stats'].pop('process_seconds', None)
+    for plan in result.get('plans', {}).values():
+        plan.pop('seconds')
+    for entry in result.get('resilience', ()):
+        entry.pop('seconds')
+    result.pop('holds_left', None)
+    return result
+
+
+def test_a_plan_cut_short_by_its_work_limit_says_so_alike_each_time(
+        monkeypatch):
+    """The simulator's limit is the solver's deterministic work: a limit
+    too small to finish the search gives the same answer every run, a
+    decision ``optimal: false`` (stopped at the limit) or, with none
+    found, ``not found in time``, never ``infeasible``."""
+    from nova_scoped_policies.simulator import plans as plans_mod
+    monkeypatch.setattr(plans_mod, 'TIME_LIMIT', 0.01)
+    data = world([4, 4, 4, 4], {
+        'stacks': [_soft_app()], 'requests': [{'plan': {'stack': 'app'}}]})
+    first = _timeless(run(data))
+    assert _timeless(run(data)) == first
+    plan = first['plans']['app']
+    assert plan['status'] == 'reserved' and len(plan['assignments']) == 24
+    assert (plan['optimal'], plan['stopped']) == (False, 'limit')
+    data = world([3] * 12, {
+        'stacks': [_tight_app()], 'requests': [{'plan': {'stack': 'tight'}}]})
+    plan = run(data)['plans']['tight']
+    assert plan['status'] == 'not found in time'
+    assert plan['reason'] == ('not found within the limit: may still fit '
+                              '(0.01 s of solver work)')
+    assert (plan['optimal'], plan['stopped']) == (False, 'limit')
+
+
+def test_plans_are_alike_in_any_process_and_with_any_workers(tmp_path):
+    """The same scenario, planned in processes of different hash seeds
+    (set and dict orders differ), swept in this process and on two
+    workers: the same JSON, timings aside."""
+    data = world([3, 3, 3, 3], {
+        'stacks': [_soft_app(groups=4)],
+        'requests': [{'plan': {'stack': 'app'}},
+                     {'boot_plan': {'stack': 'app'}}]})
+    path = tmp_path / 'scenario.yaml'
+    path.write_text(yaml.safe_dump(data))
+    command = os.path.join(os.path.dirname(sys.executable),
+                           'nova-scoped-policies')
+    found = []
+    for seed, workers in (('1', '0'), ('2', '2')):
+        done = subprocess.run(
+            [command, 'resilience', str(path), '--fail', 'host',
+             '--workers', workers, '--format', 'json'],
+            capture_output=True, text=True, timeout=600,
+            env=dict(os.environ, PYTHONHASHSEED=seed))
+        assert done.returncode == 0, done.stderr
+        found.append(_timeless(json.loads(done.stdout)))
+    assert found[0] == found[1]
+    plan = found[0]['plans']['app']
+    assert plan['status'] == 'reserved' and plan['optimal']
+    assert found[0]['resilience'][0]['cases'] == 12

@@ -7,7 +7,13 @@ POST decides, holds and records through the one stacks service
 adapters of :mod:`nova_scoped_policies.api.decisions`): one joint decision
 over what Placement says is free, held in one atomic ``POST /allocations``
 and only then recorded; a 409 from Placement means the capacity moved
-meanwhile: the service decides once more, then answers 409. Expired
+meanwhile: the service decides once more, then answers 409. The whole
+request, from its start to its answer, keeps ``stack_time_limit`` (a
+:class:`~nova_scoped_policies.stacks.deadline.Deadline` passed down to
+the world's read, the solver, the hold and the record); a decision the
+limit cut short with none found answers 409
+``scoped_policies.stack_not_found_in_time`` ("may still fit"), never
+``stack_infeasible``. Expired
 leases are released by the reaper (:func:`reap`), which also runs before
 each ``/stacks`` request. Microversion 1.2 tells a decision's phase
 (``reserved``, ``expired``, ``live``, ``confirmed``) and audits a stack
@@ -16,6 +22,7 @@ each ``/stacks`` request. Microversion 1.2 tells a decision's phase
 
 import datetime
 import logging
+import time
 
 import webob
 
@@ -35,6 +42,7 @@ from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
 from nova_scoped_policies import policy
+from nova_scoped_policies.stacks.deadline import Deadline
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import service as stack_service
 from nova_scoped_policies.stacks import solver
@@ -199,6 +207,16 @@ def _infeasible(reason: str) -> webob.exc.HTTPConflict:
     return exc
 
 
+def _not_found_in_time(reason: str) -> webob.exc.HTTPConflict:
+    """409 as before (clients that read a 409 as "not decided" keep
+    working), with a code of its own: the limit cut the search short, and
+    the stack may still fit (a longer ``stack_time_limit`` may find it)."""
+    exc = webob.exc.HTTPConflict(
+        explanation=f'the stack was not decided: {reason}')
+    exc.error_code = 'scoped_policies.stack_not_found_in_time'
+    return exc
+
+
 def create_stack(req: webob.Request) -> webob.Response:
     context, service, store = req.environ['nsp.stacks']
     context.can(rules.CREATE)
@@ -216,13 +234,15 @@ def create_stack(req: webob.Request) -> webob.Response:
         raise util.bad_policy(exc)
     quota.check_decision(service, store, project,
                          (s.flavor.resources for s in stack.servers))
+    options = service.conf.scoped_policies_api
     try:
         outcome = stack_service.decide_and_hold(
             stack, decisions.Source(service, project, admin),
             decisions.Holder(service, store, data, project, user),
-            decisions.Recorder(store),
-            service.conf.scoped_policies_api.stack_time_limit,
-            workers=service.conf.scoped_policies_api.stack_workers)
+            decisions.Recorder(store), workers=options.stack_workers,
+            deadline=Deadline.wall(options.stack_time_limit,
+                                   req.environ.get('nsp.started')),
+            gap=options.stack_relative_gap)
     except model.StackError as exc:
         raise webob.exc.HTTPBadRequest(explanation=visibility.in_own_words(
             visibility.viewer(req), topology, str(exc)))
@@ -232,6 +252,8 @@ def create_stack(req: webob.Request) -> webob.Response:
         # the solver reads real ids; the tenant reads back its own
         raise _infeasible(visibility.in_own_words(
             visibility.viewer(req), topology, exc.reason))
+    except stack_service.NotFoundInTime as exc:
+        raise _not_found_in_time(exc.reason)
     record = outcome.record
     try:
         quota.check_held(service, store, record)
@@ -241,7 +263,11 @@ def create_stack(req: webob.Request) -> webob.Response:
         raise
     service.notify(req, 'stack.decide', payloads.of_stack(record,
                                                           record.phase))
-    return _render(req, record, status=201)
+    body = {'stack': _view(record, visibility.viewer(req), req)}
+    # the decision just made: proven best for the soft policies (or
+    # nothing to improve), or cut short by the limit or the gap
+    body['stack']['optimal'] = outcome.decision.optimal
+    return util.json_response(req, body, status=201)
 
 
 def list_stacks(req: webob.Request) -> webob.Response:
@@ -327,6 +353,8 @@ def audit_stack(req: webob.Request) -> webob.Response:
 def stacks_route(handler):
     """Wrap a handler: microversion check, reaper, then the handler."""
     def wrapped(req):
+        # a stack decision's time limit runs from here (the reaper too)
+        req.environ.setdefault('nsp.started', time.monotonic())
         req.environ['nsp.stacks'] = _begin(req)
         return handler(req)
     wrapped.__name__ = handler.__name__

@@ -79,6 +79,31 @@ def test_nothing_half_written_when_the_record_fails(api, monkeypatch):
     assert call('GET', '/stacks')[1]['stacks'] == []
 
 
+def test_a_decision_cut_short_is_not_called_infeasible(api, monkeypatch):
+    """The limit runs from the request to its answer: when none of it is
+    left for the solver (here all of it kept for the hold), the answer is
+    409 ``stack_not_found_in_time``, "may still fit", never
+    ``stack_infeasible``, and nothing is held or recorded."""
+    from nova_scoped_policies.stacks import service
+    before = vcpus_used(api)
+    monkeypatch.setattr(service, 'HOLD_SHARE', 1.0)
+    status, body = call('POST', '/stacks', STACK)
+    assert status == 409, body
+    [error] = body['errors']
+    assert error['code'] == 'scoped_policies.stack_not_found_in_time'
+    assert error['detail'].startswith(
+        'the stack was not decided: not found within the limit: may still '
+        'fit (10 s; ')
+    assert 'does not fit' not in error['detail']
+    assert vcpus_used(api) == before
+    assert call('GET', '/stacks')[1]['stacks'] == []
+    monkeypatch.undo()
+    status, body = call('POST', '/stacks', STACK)
+    assert status == 201, body
+    # nothing to improve without soft policies: the first decision
+    assert body['stack']['optimal'] is True
+
+
 RACK_STACK = {'stack': {'name': 'app', 'group': {
     'name': 'web', 'policies': ['anti-affinity:rack'],
     'servers': {'count': 2, 'flavor': {'resources': {'VCPU': 1}}}}}}

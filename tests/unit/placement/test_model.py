@@ -180,3 +180,22 @@ def test_an_inventory_without_max_unit_has_placements():
     assert model.inventory({'total': 8})['max_unit'] == 2 ** 31 - 1
     placement = _fielded('allocation_ratio', 4.0)
     assert placement.claim('c', {'rp1': {'VCPU': 20}}, 'p', 'u')
+
+
+def test_member_of_listings_follow_aggregate_changes(world):
+    """A ``member_of`` listing reads an index of each aggregate's
+    members, made at the first listing and kept in step after."""
+    other = 'a5f6a1b1-0000-4000-8000-000000000002'
+
+    def names(*member_in, out=frozenset()):
+        return [p.name for p in world.find(member_in=member_in,
+                                           member_out=out)]
+    assert names({AGG}) == ['h1'] and names({other}) == []
+    world.set_aggregates('rp2', 2, [AGG, other])
+    world.set_aggregates('rp1', 2, [other])
+    assert names({AGG}) == ['h2'] and names({AGG, other}) == ['h1', 'h2']
+    assert names({AGG}, {other}) == ['h2']
+    assert names({other}, out={AGG}) == ['h1']
+    world.add_provider('rp3', 'h3')
+    world.remove_provider('rp1')
+    assert names({other}) == ['h2']

@@ -282,8 +282,9 @@ def test_list_opts_for_the_config_generator():
             assert len(option.help) > 80, option.name
     assert {o.name for o in listed['scoped_policies_api']} == {
         'auth_strategy', 'bind_host', 'bind_port', 'max_group_members',
-        'stack_time_limit', 'stack_workers', 'stack_reap_interval',
-        'stack_sweep_interval', 'connect_timeout', 'read_timeout',
+        'stack_time_limit', 'stack_relative_gap', 'stack_workers',
+        'stack_reap_interval', 'stack_sweep_interval', 'connect_timeout',
+        'read_timeout',
         'repair_time_limit', 'repair_move_timeout', 'repair_max_parallel',
         'repair_task_keep_days', 'repair_task_stale_seconds',
         'export_obfuscation_key', 'export_workers',

@@ -2,9 +2,11 @@
 
 import collections
 import random
+import time
 
 import pytest
 
+from nova_scoped_policies.stacks.deadline import Deadline
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies.topology import Topology
@@ -254,6 +256,24 @@ def test_merging_hosts_into_classes_changes_nothing(seed):
         assert merged.cost == per_host.cost
 
 
+@pytest.mark.parametrize('seed', range(60))
+def test_one_at_a_time_by_domain_chooses_as_host_by_host(seed, monkeypatch):
+    """The first decision reads only the hosts of the domains a check by
+    domain passes: it places every server where reading every host in
+    nova's order would, packed or not."""
+    world, s = _random_case(random.Random(seed))
+    clauses = solver.compile_stack(s, world)
+    by_domain = [solver.one_at_a_time(s, world, clauses, packed=packed)
+                 for packed in (None, 'rack')]
+
+    def every_host(checks, order, used, fits, room, domain_orders):
+        return next((h for h in order if h not in used and fits(h)), None)
+    monkeypatch.setattr(solver, '_roomiest_unused', every_host)
+    assert by_domain == [solver.one_at_a_time(s, world, clauses,
+                                              packed=packed)
+                         for packed in (None, 'rack')]
+
+
 def test_a_leaf_targets_a_domain_by_the_tenants_own_id():
     import uuid as uuidlib
     from nova_scoped_policies import topology as topo
@@ -309,13 +329,15 @@ def test_a_model_that_cannot_be_built_in_time_is_not_built(monkeypatch):
     racks = collections.Counter(rack(h)
                                 for h in decision.assignments.values())
     assert sorted(racks.values()) == [3, 5]
+    assert decision.stop == solver.LIMIT
     # without a first decision, no model in time is no decision in time
     monkeypatch.setattr(solver, 'one_at_a_time', lambda *a, **k: None)
     decision = solver.decide(stack(leaf('g', 8, 2, [
         'soft-affinity:rack', 'anti-affinity:host'])), world, time_limit=3)
-    assert not decision.feasible
-    assert decision.reason == ('no decision found in 3 s; the stack may '
-                               'still fit')
+    assert not decision.feasible and decision.timed_out
+    assert decision.stop == solver.LIMIT
+    assert decision.reason == ('not found within the limit: may still fit '
+                               '(3 s)')
 
 
 def test_a_refusal_explained_within_the_deadline():
@@ -353,3 +375,183 @@ def test_groups_fill_their_racks_when_the_roomiest_first_fails(
     racks = {g: {rack(h) for n, h in decision.assignments.items()
                  if n.startswith(g)} for g in 'abc'}
     assert racks == {'a': {'r0'}, 'b': {'r1'}, 'c': {'r2'}}
+
+
+def _spy_solve(monkeypatch):
+    """Record, per CP-SAT search: (the model has an objective, the
+    parameters the search ran with)."""
+    asked = []
+    real = solver._solve
+
+    def spy(cp_model, built, *args, **kwargs):
+        found, status = real(cp_model, built, *args, **kwargs)
+        asked.append((built.m.HasObjective(), found.parameters))
+        return found, status
+    monkeypatch.setattr(solver, '_solve', spy)
+    return asked
+
+
+def test_a_search_with_no_soft_term_stops_at_its_first_decision(
+        monkeypatch):
+    """One at a time finds nothing, so CP-SAT searches; with no objective
+    every decision that meets the hard policies is as good: the search
+    stops at its first (``stop_after_first_solution``), and the decision
+    says there was nothing to improve."""
+    monkeypatch.setattr(solver, 'one_at_a_time', lambda *a, **k: None)
+    asked = _spy_solve(monkeypatch)
+    world = make_world([3, 3], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack({'name': 'root', 'policies': [
+        'anti-affinity:rack'], 'members': [
+        leaf('a', 2, 4, ['anti-affinity:host']), leaf('b', 2, 4)]}), world,
+        gap=0.5)
+    assert decision.feasible and decision.optimal
+    assert decision.stop == solver.FIRST
+    [(objective, parameters)] = asked
+    assert not objective and parameters.stop_after_first_solution
+    assert parameters.relative_gap_limit == 0
+
+
+def test_a_search_with_soft_terms_runs_to_its_gap(monkeypatch):
+    """Soft policies are an objective: the search is not stopped at its
+    first decision but within the relative gap (or at a proven optimum,
+    or the limit)."""
+    asked = _spy_solve(monkeypatch)
+    world = make_world([3, 3], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack(leaf('g', 3, 2, ['soft-affinity:rack'])),
+                             world, gap=0.25)
+    [(objective, parameters)] = asked
+    assert objective and not parameters.stop_after_first_solution
+    assert parameters.relative_gap_limit == 0.25
+    assert decision.stop in (solver.OPTIMAL, solver.GAP)
+    assert decision.optimal == (decision.stop == solver.OPTIMAL)
+
+
+class _Found:
+    """What :func:`solver._stopped` reads of a CP-SAT search."""
+
+    def __init__(self, value, bound):
+        self.value, self.bound = value, bound
+
+    def ObjectiveValue(self):
+        return self.value
+
+    def BestObjectiveBound(self):
+        return self.bound
+
+
+@pytest.mark.parametrize('value, bound, status, gap, stop', [
+    (10, 10, 'OPTIMAL', 0.0, solver.OPTIMAL),
+    (10, 9.5, 'FEASIBLE', 0.0, solver.OPTIMAL),      # integer costs
+    (10, 9, 'OPTIMAL', 0.1, solver.GAP),            # CP-SAT at its gap
+    (10, 9, 'FEASIBLE', 0.1, solver.GAP),
+    (10, 5, 'FEASIBLE', 0.1, solver.LIMIT),
+    (10, 9, 'FEASIBLE', 0.0, solver.LIMIT),
+])
+def test_why_a_search_stopped(value, bound, status, gap, stop):
+    cp_model = solver._cp_model()
+    built = type('Built', (), {'cost': [1]})()
+    assert solver._stopped(cp_model, _Found(value, bound),
+                           getattr(cp_model, status), built, gap) == stop
+    built.cost = []
+    assert solver._stopped(cp_model, _Found(value, bound),
+                           getattr(cp_model, status), built,
+                           gap) == solver.FIRST
+
+
+def test_a_past_deadline_answers_not_found_without_deciding(monkeypatch):
+    """The request spent its limit before the decision (reading the
+    cloud): no decision is tried, and the answer is "not found within the
+    limit", never a refusal."""
+    def no(*args, **kwargs):
+        raise AssertionError('decided past the deadline')
+    monkeypatch.setattr(solver, 'one_at_a_time', no)
+    world = make_world([2], lambda r, i: {'VCPU': 8})
+    decision = solver.decide(stack(leaf('g', 1, 1)), world,
+                             deadline=Deadline.wall(5.0, time.monotonic()
+                                                    - 6.0))
+    assert not decision.feasible and decision.timed_out
+    assert decision.stop == solver.LIMIT
+    assert decision.reason.startswith(
+        'not found within the limit: may still fit (5 s; ')
+
+
+def test_the_solver_has_what_is_left_of_the_deadline(monkeypatch):
+    """Every phase ends by the caller's deadline, not by a limit that
+    starts when the solver is called."""
+    seen = []
+    real = solver.one_at_a_time
+
+    def spy(stack, world, clauses, deadline=None, *args, **kwargs):
+        seen.append(deadline)
+        return real(stack, world, clauses, deadline, *args, **kwargs)
+    monkeypatch.setattr(solver, 'one_at_a_time', spy)
+    world = make_world([2, 2], lambda r, i: {'VCPU': 8})
+    deadline = Deadline.wall(600.0, time.monotonic() - 300.0)
+    decision = solver.decide(stack(leaf('g', 2, 1, ['anti-affinity:rack'])),
+                             world, deadline=deadline)
+    assert decision.feasible and decision.stop == solver.FIRST
+    assert seen and all(d is not None and d <= deadline.at for d in seen)
+
+
+def test_deterministic_work_reads_no_clock_and_decides_alike(monkeypatch):
+    """The simulator's limit: CP-SAT's deterministic time with one worker
+    whatever the workers asked, no wall-time deadline for any phase;
+    the same inputs, the same decision."""
+    firsts = []
+    real = solver.one_at_a_time
+
+    def spy(stack, world, clauses, deadline=None, weigh_until=None,
+            *args, **kwargs):
+        firsts.append((deadline, weigh_until))
+        return real(stack, world, clauses, deadline, weigh_until, *args,
+                    **kwargs)
+    monkeypatch.setattr(solver, 'one_at_a_time', spy)
+    asked = _spy_solve(monkeypatch)
+    world = make_world([4, 4, 4], lambda r, i: {'VCPU': 8 + i % 3})
+    s = stack({'name': 'root', 'policies': ['soft-anti-affinity:rack'],
+               'members': [leaf('a', 3, 2, ['soft-affinity:rack']),
+                           leaf('b', 3, 3, ['anti-affinity:host'])]})
+    decisions = [solver.decide(s, world, workers=4,
+                               deadline=Deadline.work(2.0))
+                 for _ in range(2)]
+    assert decisions[0].assignments == decisions[1].assignments
+    assert decisions[0].cost == decisions[1].cost
+    assert set(firsts) == {(None, None)}
+    assert asked
+    for _, parameters in asked:
+        assert parameters.max_deterministic_time == 2.0
+        assert parameters.num_workers == 1
+        assert parameters.max_time_in_seconds > 1e9     # not set
+
+
+def test_a_hint_uses_the_first_slots_of_each_class():
+    """Alike hosts are one class whose slots the model uses in order (and
+    hosts beyond what the stack can use are dropped): a first decision on
+    other hosts of the class is hinted on its first slots (the same
+    decision up to interchangeable hosts), so the hint meets the
+    symmetry breaking; a smaller host takes a slot of a bigger class in
+    its domains."""
+    world = make_world([5], lambda r, i: {'VCPU': 6 if i == 4 else 8})
+    s = stack(leaf('g', 3, 2, ['anti-affinity:host']))
+    clauses = solver.compile_stack(s, world)
+    stand_in = {}
+    slots = solver._classes(s, world, clauses, ['VCPU'], True,
+                            stand_in=stand_in)
+    assert [slot.host for slot in slots] == ['r0h0', 'r0h1', 'r0h2']
+    assert set(stand_in) == {'r0h3', 'r0h4'}
+    first = {'g-1': 'r0h3', 'g-2': 'r0h4', 'g-3': 'r0h0'}
+    at = solver._canonical(first, slots, stand_in)
+    assert {h: slots[ti].host for h, ti in at.items()} == {
+        'r0h3': 'r0h0', 'r0h4': 'r0h1', 'r0h0': 'r0h2'}
+
+
+def test_the_cost_of_a_decision_is_the_objective():
+    world = make_world([3, 3], lambda r, i: {'VCPU': 8})
+    s = stack(leaf('g', 3, 2, ['soft-affinity:rack']))
+    decision = solver.decide(s, world)
+    assert solver.cost_of(s, world, decision.assignments) == \
+        decision.cost == 1
+    assert solver.cost_of(s, world, {'g-1': 'r0h0', 'g-2': 'r1h0',
+                                     'g-3': 'r1h1'}) == 2
+    assert solver.cost_of(stack(leaf('h', 1, 1)), world,
+                          {'h-1': 'r0h0'}) == 0
