@@ -9,6 +9,9 @@ URL on one line, then serves until stdin closes.
 database. ``NSP_PLACEMENT_LATENCY`` seconds are added to each
 ``GET /allocation_candidates``, so that the schedulers' decisions overlap.
 ``nova-api``: nova's real compute API WSGI application.
+``policy-api``: the policy API's WSGI application as uwsgi loads it
+(``nova_scoped_policies.api.wsgi.init_application``: the files of
+``NSP_CONFIG_FILES``, the stack reaper running).
 ``stubs``: what nova-api asks glance and neutron, read only: one image
 (the image is never downloaded: the computes run nova's fake virt driver)
 and no ports (the servers boot with ``networks: none``).
@@ -87,7 +90,13 @@ def nova_api():
     return wsgi_server.serve(osapi_compute.application)
 
 
+def policy_api():
+    from nova_scoped_policies.api import wsgi
+    return wsgi_server.serve(wsgi.init_application())
+
+
 ROLES = {'placement': placement, 'nova-api': nova_api,
+         'policy-api': policy_api,
          'stubs': lambda: wsgi_server.serve(stubs_app)}
 
 if __name__ == '__main__':
