@@ -10,25 +10,28 @@ real Placement; the policy API, whose store the schedulers read. Tempest
 with a tempest.conf written here, and makes its projects and users in
 that Keystone.
 
-Two clouds, one after the other:
+Two runs against one cloud, one after the other:
 
-* three racks (``rack-1`` and ``rack-2`` of two hosts, ``rack-3`` of one),
-  the domains of the scope ``rack``: every test passes. The persona tests
-  of Secure RBAC (issue #46) run when the policy API's rules know the
-  reader role, and are skipped, saying so, before.
-* a cloud without racks (no compute host, no scope ``rack``): every test
-  that needs the scope or its domains is skipped, each with its reason;
-  the others pass.
+* with three racks (``rack-1`` and ``rack-2`` of two hosts, ``rack-3`` of
+  one), the domains of the scope ``rack``: every test passes, and nothing
+  the tests made is left (no server, scoped group, stack or scope of
+  theirs). The persona tests of Secure RBAC (issue #46) run when the
+  policy API's rules know the reader role, and are skipped, saying so,
+  before.
+* without racks (the scope ``rack`` deleted: the aggregates are no
+  domain of anything): every test that needs the scope or its domains is
+  skipped, each with its reason; the others pass.
 
-Each run's output, tempest.conf and list of tests are kept in
-``.test-artifacts/tempest/``; pytest's report ends with what was skipped
-and why, and how long each run took.
+Each run's output, tempest.conf and list of tests, and the cloud's logs,
+are kept in ``.test-artifacts/tempest/``; pytest's report ends with what
+was skipped and why, and how long each run took.
 """
 
 import collections
 import dataclasses
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -139,7 +142,8 @@ def run_tempest(deployed: cloud.Cloud, name: str, tmp_path) -> Run:
     its output kept in ``.test-artifacts/tempest/<name>.log``."""
     venv = tempest_venv()
     workspace = str(tmp_path / 'tempest')
-    os.makedirs(os.path.join(workspace, 'etc'))
+    for folder in ('etc', 'logs', 'locks'):
+        os.makedirs(os.path.join(workspace, folder))
     conf = tempest_conf(deployed, workspace)
     with open(os.path.join(workspace, 'etc', 'tempest.conf'), 'w') as out:
         out.write(conf)
@@ -186,14 +190,34 @@ def _failures(run: Run) -> str:
     return f'{failed}\n{run.output[-20000:]}'
 
 
-def test_tempest_passes_against_a_cloud_with_racks(tmp_path,
+@pytest.fixture(scope='module')
+def deployed():
+    logs = os.path.join(ARTIFACTS, 'cloud-logs')
+    shutil.rmtree(logs, ignore_errors=True)
+    os.makedirs(logs)
+    yield from cloud.running(RACKS, logs, schedulers=2, keystone=True,
+                             policy_api=True, options={'store_cache_ttl': 0})
+
+
+def leftovers(deployed: cloud.Cloud) -> dict:
+    """What is left in the cloud of what tests make."""
+    version = {'OpenStack-API-Version': 'scoped-policies 1.1'}
+    return {
+        'servers': deployed.admin.get(
+            '/servers?all_tenants=1').json()['servers'],
+        'scoped groups': deployed.policy.get(
+            '/os-server-groups?all_projects=true').json()['server_groups'],
+        'stacks': deployed.policy.get('/stacks?all_projects=true',
+                                      headers=version).json()['stacks'],
+        'scopes': [s['name'] for s in deployed.policy.get(
+            '/os-policy-scopes').json()['policy_scopes']
+            if s['name'] != 'rack'],
+    }
+
+
+def test_tempest_passes_against_a_cloud_with_racks(deployed, tmp_path,
                                                    tempest_report):
-    logs = tmp_path / 'cloud-logs'
-    logs.mkdir()
-    with cloud.Cloud(RACKS, str(logs), schedulers=2, keystone=True,
-                     policy_api=True,
-                     options={'store_cache_ttl': 0}) as deployed:
-        run = run_tempest(deployed, 'racks', tmp_path)
+    run = run_tempest(deployed, 'racks', tmp_path)
     report(tempest_report, 'tempest run, 3 racks', run)
     assert len(run.listed) > 40, run.output[-5000:]
     assert run.returncode == 0, _failures(run)
@@ -204,15 +228,21 @@ def test_tempest_passes_against_a_cloud_with_racks(tmp_path,
         assert skipped == {t for t in run.listed if t.startswith(PERSONAS)}
         assert all('secure_rbac is False' in run.status(t)[1]
                    for t in skipped)
+    # every test cleaned up what it made
+    assert leftovers(deployed) == {'servers': [], 'scoped groups': [],
+                                   'stacks': [], 'scopes': []}
 
 
-def test_tempest_skips_what_a_cloud_without_racks_lacks(tmp_path,
+def test_tempest_skips_what_a_cloud_without_racks_lacks(deployed, tmp_path,
                                                         tempest_report):
-    logs = tmp_path / 'cloud-logs'
-    logs.mkdir()
-    with cloud.Cloud({}, str(logs), schedulers=1, keystone=True,
-                     policy_api=True) as deployed:
+    rack = deployed.policy.get('/os-policy-scopes/rack').json()[
+        'policy_scope']
+    deployed.policy.delete('/os-policy-scopes/rack')
+    try:
         run = run_tempest(deployed, 'no-racks', tmp_path)
+    finally:
+        deployed.policy.post('/os-policy-scopes', json={'policy_scope': {
+            'name': 'rack', 'aggregates': rack['aggregates']}})
     report(tempest_report, 'tempest run, no racks', run)
     assert run.returncode == 0, _failures(run)
     statuses = run.statuses()

@@ -112,18 +112,24 @@ class ScopedPoliciesTest(test.BaseTestCase):
 
     # the errors the API answers
 
+    @staticmethod
+    def _errors(exc: lib_exc.RestClientException) -> list:
+        """The errors of the answer (Tempest's client hands over the
+        value of a body's only key: the list of ``errors``)."""
+        body = exc.resp_body
+        if isinstance(body, dict):
+            body = body.get('errors', [body])
+        return body if isinstance(body, list) else [{'detail': str(body)}]
+
     def assertDetail(self, exc: lib_exc.RestClientException,
                      text: str) -> None:
         """The first error of the answer says ``text``."""
-        body = exc.resp_body
-        detail = (body.get('errors') or [{}])[0].get('detail', '') \
-            if isinstance(body, dict) else str(body)
-        self.assertIn(text, detail)
+        self.assertIn(text, self._errors(exc)[0].get('detail', ''))
 
     def assertCode(self, exc: lib_exc.RestClientException,
                    code: str) -> None:
         """The first error of the answer has the ``code``."""
-        self.assertEqual(code, exc.resp_body['errors'][0].get('code'))
+        self.assertEqual(code, self._errors(exc)[0].get('code'))
 
     # the cloud's domains of the scope under test
 
@@ -252,9 +258,18 @@ class ScopedPoliciesTest(test.BaseTestCase):
         return self.wait_for_server(server['id'], wait)
 
     def _delete_server(self, persona: Persona, server_id: str) -> None:
+        """Delete the server and wait until Nova no longer knows it (its
+        resources are back in Placement)."""
         test_utils.call_and_ignore_notfound_exc(
             persona.servers.delete_server, server_id)
-        persona.servers.wait_for_resource_deletion(server_id)
+
+        def gone():
+            try:
+                self.admin.servers.show_server(server_id)
+            except lib_exc.NotFound:
+                return True
+            return False
+        self.wait_until(f'server {server_id} deleted', gone, bool)
 
     def boot_many(self, persona: Persona, count: int, group_id: str,
                   hints: dict = None) -> list:

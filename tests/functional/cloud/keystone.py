@@ -68,7 +68,13 @@ class Keystone(fixtures.Fixture):
             out.write(f"""[DEFAULT]
 use_stderr = true
 [database]
-connection = sqlite:///{home}/keystone.db
+# Tempest's workers write at once: a writer waits for the lock instead of
+# failing after SQLite's default 5 s
+connection = sqlite:///{home}/keystone.db?timeout=120
+[identity]
+# bcrypt's fewest rounds: Tempest makes users and tokens by the hundred,
+# and hashing at the default cost takes most of a test cloud's CPU
+password_hash_rounds = 4
 [token]
 provider = fernet
 [fernet_tokens]
