@@ -14,7 +14,8 @@ database. ``NSP_PLACEMENT_LATENCY`` seconds are added to each
 ``NSP_CONFIG_FILES``, the stack reaper running).
 ``stubs``: what nova-api asks glance and neutron, read only: one image
 (the image is never downloaded: the computes run nova's fake virt driver)
-and no ports (the servers boot with ``networks: none``).
+and no ports (the servers boot with ``networks: none``), and no
+extensions.
 """
 
 import json
@@ -57,7 +58,9 @@ def _json(start_response, status, body):
 
 STUBS = {'/v2/schemas/image': IMAGE_SCHEMA,
          '/v2/images/' + IMAGE['id']: IMAGE,
-         '/v2.0/ports': {'ports': []}}
+         '/v2.0/ports': {'ports': []},
+         # nova asks which extensions neutron has before a live migration
+         '/v2.0/extensions': {'extensions': []}}
 
 
 def stubs_app(environ, start_response):
