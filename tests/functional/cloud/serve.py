@@ -14,8 +14,8 @@ database. ``NSP_PLACEMENT_LATENCY`` seconds are added to each
 ``NSP_CONFIG_FILES``, the stack reaper running).
 ``stubs``: what nova-api asks glance and neutron, read only: one image
 (the image is never downloaded: the computes run nova's fake virt driver)
-and no ports (the servers boot with ``networks: none``), and no
-extensions.
+and no ports, networks or other neutron resources (the servers boot with
+``networks: none``).
 """
 
 import json
@@ -57,16 +57,18 @@ def _json(start_response, status, body):
 
 
 STUBS = {'/v2/schemas/image': IMAGE_SCHEMA,
-         '/v2/images/' + IMAGE['id']: IMAGE,
-         '/v2.0/ports': {'ports': []},
-         # nova asks which extensions neutron has before a live migration
-         '/v2.0/extensions': {'extensions': []}}
+         '/v2/images/' + IMAGE['id']: IMAGE}
 
 
 def stubs_app(environ, start_response):
     path = environ['PATH_INFO'].rstrip('/')
     if path in STUBS:
         return _json(start_response, '200 OK', STUBS[path])
+    parts = path.split('/')
+    if len(parts) == 3 and parts[1] == 'v2.0':
+        # any neutron list (ports, networks, extensions...) is empty
+        return _json(start_response, '200 OK',
+                     {parts[2].replace('-', '_'): []})
     return _json(start_response, '404 Not Found',
                  {'message': f'{path} is not served here'})
 
