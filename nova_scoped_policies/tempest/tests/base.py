@@ -25,6 +25,13 @@ checked by the scheduler (2.30), server groups with ``policy`` and
 ``rules`` (2.64), migrations filtered by instance (2.59)."""
 CLIENTS = ('scopes', 'groups', 'stacks', 'repairs', 'export')
 """The policy API's clients of a persona (``ScopesClient``...)."""
+FEATURES = {
+    'stacks': 'the cloud does not offer stacks',
+    'repairs': 'the cloud does not offer repairs',
+    'secure_rbac': 'the policy API does not enforce the reader and member '
+                   'personas',
+}
+"""What a feature switched off means, in a skip's reason."""
 
 
 class Persona:
@@ -56,13 +63,25 @@ class ScopedPoliciesTest(test.BaseTestCase):
     """Base of every test class of the plugin.
 
     Skipped, saying why, when ``[service_available] scoped_policies`` is
-    False or when the class's microversions (``min_microversion`` to
-    ``max_microversion``) are outside ``[scoped_policies]``'s.
+    False, when the class's microversions (``min_microversion`` to
+    ``max_microversion``) are outside ``[scoped_policies]``'s, when one of
+    its ``features`` is off, or when it needs live migration and
+    ``[compute-feature-enabled] live_migration`` is False. A class with
+    ``domains_needed`` is skipped when the scope under test has fewer
+    domains with a compute host up (``cls.found`` holds them), one with
+    ``scope_needed`` when the scope is not defined; ``cls.scope`` is its
+    name, ``cls.policy`` its anti-affinity policy.
     """
 
     credentials = ['primary', 'alt', 'admin']
     min_microversion = '1.0'
     max_microversion = 'latest'
+    features = ()
+    """``[scoped_policies]`` options that must be True (``stacks``,
+    ``repairs``, ``secure_rbac``)."""
+    needs_live_migration = False
+    scope_needed = False
+    domains_needed = 0
 
     @classmethod
     def skip_checks(cls):
@@ -75,6 +94,23 @@ class ScopedPoliciesTest(test.BaseTestCase):
             cls.min_microversion, cls.max_microversion,
             CONF.scoped_policies.min_microversion,
             CONF.scoped_policies.max_microversion)
+        for feature in cls.features:
+            if not getattr(CONF.scoped_policies, feature):
+                raise cls.skipException(
+                    f'[scoped_policies] {feature} is False: '
+                    f'{FEATURES[feature]}')
+        if cls.needs_live_migration:
+            cls.require_live_migration()
+
+    @classmethod
+    def resource_setup(cls):
+        super().resource_setup()
+        cls.scope = cls.scope_name()
+        cls.policy = f'anti-affinity:{cls.scope}'
+        if cls.domains_needed:
+            cls.found = cls.require_domains(cls.domains_needed)
+        elif cls.scope_needed:
+            cls.require_scope()
 
     @classmethod
     def setup_credentials(cls):

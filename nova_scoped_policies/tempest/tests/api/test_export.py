@@ -11,16 +11,11 @@ class ExportTest(base.ScopedPoliciesTest):
     """What an export holds."""
 
     min_microversion = '1.5'
-
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.require_scope()
+    scope_needed = True
 
     def _groups(self):
-        policy = f'anti-affinity:{self.scope_name()}'
-        return (self.create_group(self.primary, [policy]),
-                self.create_group(self.alt, [policy]))
+        return (self.create_group(self.primary, [self.policy]),
+                self.create_group(self.alt, [self.policy]))
 
     @decorators.idempotent_id('db4b5ded-c607-4975-928d-45cb916d2071')
     def test_the_export_holds_the_scope_and_every_group(self):

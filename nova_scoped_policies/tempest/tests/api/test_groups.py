@@ -16,14 +16,7 @@ from nova_scoped_policies.tempest.tests import base
 class GroupsBase(base.ScopedPoliciesTest):
     """Needs the scope under test (``[scoped_policies] scope``)."""
 
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.require_scope()
-        cls.scope = cls.scope_name()
-
-    def anti_affinity(self) -> str:
-        return f'anti-affinity:{self.scope}'
+    scope_needed = True
 
 
 class GroupsTest(GroupsBase):
@@ -32,9 +25,9 @@ class GroupsTest(GroupsBase):
     @decorators.idempotent_id('a94fddad-01a7-4d71-abaa-4c1b85a18295')
     def test_create_show_list_and_delete(self):
         rule = f'max_server_per_{self.scope}'
-        group = self.create_group(self.primary, [self.anti_affinity()],
+        group = self.create_group(self.primary, [self.policy],
                                   {rule: 2})
-        self.assertEqual([self.anti_affinity()], group['policies'])
+        self.assertEqual([self.policy], group['policies'])
         self.assertEqual({rule: 2}, group['rules'])
         self.assertEqual(self.primary.project_id, group['project_id'])
         self.assertEqual([], group['members'])
@@ -50,7 +43,7 @@ class GroupsTest(GroupsBase):
 
     @decorators.idempotent_id('c82008c0-6853-4d93-9633-9a1476244e7a')
     def test_new_policies_replace_the_old_ones(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         name = data_utils.rand_name('nsp-renamed')
         changed = self.primary.groups.update_group(
             group['id'], name=name, policies=[f'affinity:{self.scope}'],
@@ -66,14 +59,14 @@ class GroupsTest(GroupsBase):
         self.addCleanup(test_utils.call_and_ignore_notfound_exc,
                         client.delete_group, nova_group)
         group = client.create_group(nova_group, name='object-form', policy={
-            'name': self.anti_affinity(), 'rules': {rule: 1}})['server_group']
-        self.assertEqual({'name': self.anti_affinity(), 'rules': {rule: 1}},
+            'name': self.policy, 'rules': {rule: 1}})['server_group']
+        self.assertEqual({'name': self.policy, 'rules': {rule: 1}},
                          group['policy'])
         self.assertNotIn('policies', group)
 
     @decorators.idempotent_id('497d2477-cdae-4483-8a19-ce9171b59e7b')
     def test_a_new_group_audits_clean(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         audit = self.primary.groups.audit_group(
             group['id'])['server_group_policy_audit']
         self.assertEqual(group['id'], audit['server_group_id'])
@@ -82,7 +75,7 @@ class GroupsTest(GroupsBase):
 
     @decorators.idempotent_id('cd2c056d-df17-46d4-b8ee-5db2ffae45d7')
     def test_add_and_remove_an_instance(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         server = self.boot(self.primary)
         added = self.primary.groups.add_instance(
             group['id'], server['id'])['server_group']
@@ -97,8 +90,8 @@ class GroupsTest(GroupsBase):
 
     @decorators.idempotent_id('b1b522f6-83b9-454c-9418-61e013d9576f')
     def test_an_administrator_lists_every_project(self):
-        mine = self.create_group(self.primary, [self.anti_affinity()])
-        theirs = self.create_group(self.alt, [self.anti_affinity()])
+        mine = self.create_group(self.primary, [self.policy])
+        theirs = self.create_group(self.alt, [self.policy])
         listed = {g['id'] for g in self.admin.groups.list_groups(
             all_projects='true')['server_groups']}
         self.assertLessEqual({mine['id'], theirs['id']}, listed)
@@ -131,41 +124,41 @@ class GroupsNegativeTest(GroupsBase):
     @decorators.idempotent_id('2e22d7c1-62e1-4e27-aafc-c8f446057060')
     def test_contradicting_policies_are_400(self):
         self._refused(lib_exc.BadRequest, 'server_group.policies',
-                      [f'affinity:{self.scope}', self.anti_affinity()])
+                      [f'affinity:{self.scope}', self.policy])
 
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('f9f5ca78-ca0e-41b1-b851-fc10715d898f')
     def test_a_bad_rule_is_400(self):
         rule = f'max_server_per_{self.scope}'
         self._refused(lib_exc.BadRequest, f'server_group.rules.{rule}',
-                      [self.anti_affinity()], {rule: 0})
+                      [self.policy], {rule: 0})
 
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('3c3e08ef-5851-4850-be41-7530de773480')
     def test_a_group_id_must_be_a_uuid(self):
         exc = self.assertRaises(lib_exc.BadRequest,
                                 self.primary.groups.create_group,
-                                'not-a-uuid', policies=[self.anti_affinity()])
+                                'not-a-uuid', policies=[self.policy])
         self.assertDetail(exc, 'server_group.id')
 
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('ce37091d-6bc6-4212-a331-f182a5cc4618')
     def test_a_group_with_scoped_policies_already_is_409(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         self.assertRaises(lib_exc.Conflict, self.primary.groups.create_group,
-                          group['id'], policies=[self.anti_affinity()])
+                          group['id'], policies=[self.policy])
 
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('e2631ccb-c002-4c24-b922-855912dc9018')
     def test_a_group_nova_does_not_know_is_404(self):
         self.assertRaises(lib_exc.NotFound, self.primary.groups.create_group,
                           data_utils.rand_uuid(),
-                          policies=[self.anti_affinity()])
+                          policies=[self.policy])
 
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('2f86f6d7-f894-4f0d-9dc1-37af2dec0645')
     def test_a_bad_update_is_400_and_changes_nothing(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         self.assertRaises(lib_exc.BadRequest,
                           self.primary.groups.update_group, group['id'],
                           name=7)
@@ -176,7 +169,7 @@ class GroupsNegativeTest(GroupsBase):
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('a4cbb840-801f-4642-afaa-dc15529387e5')
     def test_removing_a_non_member_is_404(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         exc = self.assertRaises(lib_exc.NotFound,
                                 self.primary.groups.remove_instance,
                                 group['id'], data_utils.rand_uuid())
@@ -195,7 +188,7 @@ class GroupsTenancyTest(GroupsBase):
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('aec66041-fa2e-472e-a6b5-67ecab68359b')
     def test_another_project_sees_nothing(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         server = self.boot(self.primary)
         self.primary.groups.add_instance(group['id'], server['id'])
         other = self.alt.groups
@@ -212,7 +205,7 @@ class GroupsTenancyTest(GroupsBase):
         self.assertNotIn(group['id'], [g['id'] for g in listed])
         # nor may it give the first project's Nova group scoped policies
         exc = self.assertRaises(lib_exc.NotFound, other.create_group,
-                                group['id'], policies=[self.anti_affinity()])
+                                group['id'], policies=[self.policy])
         self.assertDetail(exc, f'server group {group["id"]} not found')
         # and the first project's group is as it was
         shown = self.primary.groups.show_group(group['id'])['server_group']
@@ -221,7 +214,7 @@ class GroupsTenancyTest(GroupsBase):
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('b05e1d25-4ee6-47f8-8b7b-959a0caed657')
     def test_another_projects_server_cannot_join(self):
-        group = self.create_group(self.primary, [self.anti_affinity()])
+        group = self.create_group(self.primary, [self.policy])
         server = self.boot(self.alt)
         exc = self.assertRaises(lib_exc.NotFound,
                                 self.primary.groups.add_instance,

@@ -6,14 +6,11 @@ whose rules are still ``role:admin or project_id:%(project_id)s`` lets
 any role of the project write.
 """
 
-from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib import decorators
 from tempest.lib import exceptions as lib_exc
 
 from nova_scoped_policies.tempest.tests import base
-
-CONF = config.CONF
 
 
 class PersonasBase(base.ScopedPoliciesTest):
@@ -21,20 +18,8 @@ class PersonasBase(base.ScopedPoliciesTest):
 
     credentials = ['project_member', 'project_reader', 'admin']
     min_microversion = '1.2'
-
-    @classmethod
-    def skip_checks(cls):
-        super().skip_checks()
-        if not CONF.scoped_policies.secure_rbac:
-            raise cls.skipException(
-                '[scoped_policies] secure_rbac is False: the policy API '
-                'does not enforce the reader and member personas')
-
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.require_scope()
-        cls.policy = f'anti-affinity:{cls.scope_name()}'
+    features = ('secure_rbac',)
+    scope_needed = True
 
     def _group(self):
         return self.create_group(self.project_member, [self.policy])
@@ -99,11 +84,7 @@ class PersonasTest(PersonasBase):
 class PersonasStacksTest(PersonasBase):
     """Stacks: a reader may not hold capacity nor touch a member's."""
 
-    @classmethod
-    def skip_checks(cls):
-        super().skip_checks()
-        if not CONF.scoped_policies.stacks:
-            raise cls.skipException('[scoped_policies] stacks is False')
+    features = ('secure_rbac', 'stacks')
 
     def _document(self):
         return {'name': data_utils.rand_name('nsp-stack'),

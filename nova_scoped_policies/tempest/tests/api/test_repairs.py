@@ -3,32 +3,19 @@
 A plan moves nothing; the scenario test ``test_repairs`` carries one out.
 """
 
-from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib import decorators
 from tempest.lib import exceptions as lib_exc
 
 from nova_scoped_policies.tempest.tests import base
 
-CONF = config.CONF
-
 
 class RepairsBase(base.ScopedPoliciesTest):
     """Skipped when ``[scoped_policies] repairs`` is False."""
 
     min_microversion = '1.4'
-
-    @classmethod
-    def skip_checks(cls):
-        super().skip_checks()
-        if not CONF.scoped_policies.repairs:
-            raise cls.skipException('[scoped_policies] repairs is False')
-
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.require_scope()
-        cls.policy = f'anti-affinity:{cls.scope_name()}'
+    features = ('repairs',)
+    scope_needed = True
 
 
 class RepairsTest(RepairsBase):

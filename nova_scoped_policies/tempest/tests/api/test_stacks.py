@@ -7,32 +7,19 @@ for a few seconds; every stack is deleted after its test, which gives
 its holds back.
 """
 
-from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib import decorators
 from tempest.lib import exceptions as lib_exc
 
 from nova_scoped_policies.tempest.tests import base
 
-CONF = config.CONF
-
 
 class StacksBase(base.ScopedPoliciesTest):
     """Skipped when ``[scoped_policies] stacks`` is False."""
 
     min_microversion = '1.2'
-
-    @classmethod
-    def skip_checks(cls):
-        super().skip_checks()
-        if not CONF.scoped_policies.stacks:
-            raise cls.skipException('[scoped_policies] stacks is False')
-
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.require_domains(1)
-        cls.scope = cls.scope_name()
+    features = ('stacks',)
+    domains_needed = 1
 
     def document(self, count=1, policies=('anti-affinity:host',),
                  **stack) -> dict:
@@ -121,7 +108,7 @@ class StacksNegativeTest(StacksBase):
         exc = self.assertRaises(
             lib_exc.Conflict, self.primary.stacks.create_stack,
             **self.document(count=count,
-                            policies=[f'anti-affinity:{self.scope}']))
+                            policies=[self.policy]))
         self.assertCode(exc, 'scoped_policies.stack_infeasible')
 
     @decorators.attr(type=['negative'])

@@ -10,26 +10,18 @@ goes. Skipped, saying why, on a cloud with fewer than two domains with
 a compute host up, or without live migration.
 """
 
-from tempest import config
 from tempest.lib import decorators
 
 from nova_scoped_policies.tempest.tests import base
-
-CONF = config.CONF
 
 
 class RackPlacementTest(base.ScopedPoliciesTest):
     """Boots and moves of a group's members in the scope's domains."""
 
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.found = cls.require_domains(2)
-        cls.scope = cls.scope_name()
+    domains_needed = 2
 
     def _group(self, rules=None):
-        return self.create_group(self.primary,
-                                 [f'anti-affinity:{self.scope}'], rules)
+        return self.create_group(self.primary, [self.policy], rules)
 
     @decorators.attr(type=['slow'])
     @decorators.idempotent_id('0aaf6223-a34c-4411-aa35-5ffc7f4b278a')

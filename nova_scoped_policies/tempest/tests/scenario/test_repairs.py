@@ -11,32 +11,19 @@ without live migration, or with fewer than two domains with a compute
 host up.
 """
 
-from tempest import config
 from tempest.lib import decorators
 from tempest.lib import exceptions as lib_exc
 
 from nova_scoped_policies.tempest.tests import base
-
-CONF = config.CONF
 
 
 class RepairTaskTest(base.ScopedPoliciesTest):
     """Plan, apply as a task, follow it, audit."""
 
     min_microversion = '1.4'
-
-    @classmethod
-    def skip_checks(cls):
-        super().skip_checks()
-        if not CONF.scoped_policies.repairs:
-            raise cls.skipException('[scoped_policies] repairs is False')
-        cls.require_live_migration()
-
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.found = cls.require_domains(2)
-        cls.scope = cls.scope_name()
+    features = ('repairs',)
+    needs_live_migration = True
+    domains_needed = 2
 
     @decorators.attr(type=['slow'])
     @decorators.idempotent_id('22c6c4fa-bc8f-4e8b-a5f2-eb41bd4eb876')
@@ -48,7 +35,7 @@ class RepairTaskTest(base.ScopedPoliciesTest):
                                  for s in servers}))
 
         self.primary.groups.update_group(
-            group['id'], policies=[f'anti-affinity:{self.scope}'])
+            group['id'], policies=[self.policy])
         audit = self.primary.groups.audit_group(
             group['id'])['server_group_policy_audit']
         self.assertEqual(1, len(audit['violations']), audit)

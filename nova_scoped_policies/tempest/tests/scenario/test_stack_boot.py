@@ -8,31 +8,18 @@ confirmed, the stack is live and its audit is clean. Skipped when stacks
 are disabled or the scope has fewer than two domains with a compute host.
 """
 
-from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib import decorators
 
 from nova_scoped_policies.tempest.tests import base
-
-CONF = config.CONF
 
 
 class StackBootTest(base.ScopedPoliciesTest):
     """Decide, boot, confirm."""
 
     min_microversion = '1.2'
-
-    @classmethod
-    def skip_checks(cls):
-        super().skip_checks()
-        if not CONF.scoped_policies.stacks:
-            raise cls.skipException('[scoped_policies] stacks is False')
-
-    @classmethod
-    def resource_setup(cls):
-        super().resource_setup()
-        cls.found = cls.require_domains(2)
-        cls.scope = cls.scope_name()
+    features = ('stacks',)
+    domains_needed = 2
 
     @decorators.attr(type=['slow'])
     @decorators.idempotent_id('d9ee3f76-aae6-4d9d-97ec-3d58b2134439')
@@ -40,7 +27,7 @@ class StackBootTest(base.ScopedPoliciesTest):
         stack = self.create_stack(
             self.primary, name=data_utils.rand_name('nsp-stack'),
             lease_seconds=600, group={
-                'name': 'db', 'policies': [f'anti-affinity:{self.scope}'],
+                'name': 'db', 'policies': [self.policy],
                 'servers': {'count': 2, 'flavor': {
                     'resources': self.flavor_resources()}}})
         decided = self.admin.stacks.show_stack(stack['id'])['stack']
