@@ -16,7 +16,7 @@ scheduling.
 
 Two parts are asked for (the Tempest run asks for both):
 
-* ``keystone=True``: Keystone 30 (``keystone.Keystone``, from
+* ``keystone=True``: Keystone 30 (``identity.Keystone``, from
   ``.venv-horizon``) with keystonemiddleware's ``authtoken`` in front of
   nova-api (and of the policy API), and the catalog holding compute,
   placement and scoped-policies. The fixture's ``admin`` client then
@@ -44,7 +44,7 @@ from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import session as ks_session
 
 from tests import db_backends
-from tests.functional.cloud import keystone as keystone_mod
+from tests.functional.cloud import identity
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -112,7 +112,7 @@ class Cloud(fixtures.Fixture):
         self.dir = self.useFixture(fixtures.TempDir()).path
         self.procs = collections.OrderedDict()
         if self.with_keystone:
-            self.keystone = self.useFixture(keystone_mod.Keystone(self.logs))
+            self.keystone = self.useFixture(identity.Keystone(self.logs))
         dbs = {name: self._database() for name in
                ('api', 'cell0', 'cell1', 'placement') + (
                    ('store',) if self.with_policy_api else ())}
@@ -232,7 +232,7 @@ class Cloud(fixtures.Fixture):
                 credentials, www_authenticate_uri=f'{self.keystone.url}/v3')
             # repairs live-migrate through nova-api, with a token
             sections['nova'] = dict(credentials, region_name=(
-                keystone_mod.REGION))
+                identity.REGION))
         self._write(conf, sections)
         self._run([os.path.join(BIN, 'nova-scoped-policies-manage'), 'db',
                    'sync', '--config-file', conf])

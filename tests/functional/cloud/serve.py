@@ -9,6 +9,12 @@ URL on one line, then serves until stdin closes.
 database. ``NSP_PLACEMENT_LATENCY`` seconds are added to each
 ``GET /allocation_candidates``, so that the schedulers' decisions overlap.
 ``nova-api``: nova's real compute API WSGI application.
+``keystone``: Keystone's public WSGI application (run from the
+virtualenv that has Keystone, with ``OS_KEYSTONE_CONFIG_FILES``) on
+``NSP_KEYSTONE_PORT``, the port its catalog was bootstrapped with, one
+request at a time: its SQLite database refuses a second writer at once
+("database is locked", whatever the busy timeout) when two transactions
+would upgrade their locks together.
 ``policy-api``: the policy API's WSGI application as uwsgi loads it
 (``nova_scoped_policies.api.wsgi.init_application``: the files of
 ``NSP_CONFIG_FILES``, the stack reaper running).
@@ -95,13 +101,21 @@ def nova_api():
     return wsgi_server.serve(osapi_compute.application)
 
 
+def keystone():
+    sys.argv[1:] = []       # Keystone parses the command line too
+    from keystone.server import wsgi
+    return wsgi_server.serve(wsgi.initialize_public_application(),
+                             threaded=False,
+                             port=int(os.environ['NSP_KEYSTONE_PORT']))
+
+
 def policy_api():
     from nova_scoped_policies.api import wsgi
     return wsgi_server.serve(wsgi.init_application())
 
 
 ROLES = {'placement': placement, 'nova-api': nova_api,
-         'policy-api': policy_api,
+         'policy-api': policy_api, 'keystone': keystone,
          'stubs': lambda: wsgi_server.serve(stubs_app)}
 
 if __name__ == '__main__':

@@ -5,7 +5,8 @@ against, and that Tempest makes its projects and users in.
 Keystone's pins (SQLAlchemy 2.1) are not nova's: it runs from the
 virtualenv that has it, ``.venv-horizon`` (tools/horizon-venv.sh;
 ``NSP_KEYSTONE_VENV`` names another), on SQLite in a temporary directory,
-served by ``tests/dashboard/keystone_serve.py``. ``keystone-manage
+served one request at a time by ``serve.py``'s ``keystone`` role.
+``keystone-manage
 bootstrap`` makes the ``admin`` user and project and the roles ``admin``,
 ``member`` and ``reader``.
 """
@@ -23,7 +24,8 @@ from keystoneauth1.identity import v3
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
-SERVE = os.path.join(ROOT, 'tests', 'dashboard', 'keystone_serve.py')
+SERVE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     'serve.py')
 REGION = 'RegionOne'
 TIMEOUT = 300
 
@@ -68,9 +70,7 @@ class Keystone(fixtures.Fixture):
             out.write(f"""[DEFAULT]
 use_stderr = true
 [database]
-# Tempest's workers write at once: a writer waits for the lock instead of
-# failing after SQLite's default 5 s
-connection = sqlite:///{home}/keystone.db?timeout=120
+connection = sqlite:///{home}/keystone.db
 [identity]
 # bcrypt's fewest rounds: Tempest makes users and tokens by the hundred,
 # and hashing at the default cost takes most of a test cloud's CPU
@@ -96,9 +96,14 @@ key_repository = {home}/credential-keys
                                    f'{self.url}/v3')))
         log = open(os.path.join(self.logs, 'keystone.log'), 'a')
         proc = subprocess.Popen(
-            [os.path.join(self.venv, 'bin', 'python'), SERVE, conf,
-             str(port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=log, text=True, cwd=ROOT)
+            # a script, not -m: this package's __init__ needs what
+            # Keystone's virtualenv has not
+            [os.path.join(self.venv, 'bin', 'python'), SERVE, 'keystone'],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+            text=True, cwd=ROOT, env=dict(
+                os.environ, OS_KEYSTONE_CONFIG_FILES=conf,
+                NSP_KEYSTONE_PORT=str(port), PYTHONPATH=ROOT,
+                no_proxy='127.0.0.1,localhost'))
         log.close()
         self.addCleanup(self._stop, proc)
         line = proc.stdout.readline().strip()
