@@ -209,8 +209,9 @@ class ScopedPoliciesTest(test.BaseTestCase):
         found = cls.domains()
         if len(found) < count:
             raise cls.skipException(
-                f'needs {count} domains of scope {cls.scope_name()} with a '
-                f'compute host up; the cloud has {len(found)}')
+                f'needs {count} domain{"s" if count > 1 else ""} of scope '
+                f'{cls.scope_name()} with a compute host up; the cloud has '
+                f'{len(found)}')
         return found
 
     @classmethod
