@@ -293,7 +293,7 @@ class Cloud(fixtures.Fixture):
             sections['keystone_authtoken'] = dict(
                 self.keystone.credentials(),
                 www_authenticate_uri=f'{self.keystone.url}/v3')
-            # nova asks neutron as itself (a live migration): the stub
+            # nova asks neutron as itself (live migrations, deletes): the stub
             sections['neutron'].update({'auth_type': 'admin_token',
                                         'token': 'admin', 'endpoint': stubs})
         if 'store' in dbs:
