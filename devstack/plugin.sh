@@ -269,3 +269,32 @@ fi
 if [[ "$1" == "clean" ]]; then
     cleanup_nova_scoped_policies
 fi
+
+# --- The Tempest plugin (nova_scoped_policies/tempest) ---------------------
+# NOVA_SCOPED_POLICIES_TEMPEST=True installs it into Tempest's own
+# virtualenv (devstack's $TEMPEST_DIR/.tox/tempest) without our
+# requirements, as Tempest plugins go in, and tells Tempest what this cloud
+# has ([service_available] scoped_policies, [scoped_policies]) at the
+# test-config phase, after devstack wrote tempest.conf. Then:
+#   tempest run --regex nova_scoped_policies
+NOVA_SCOPED_POLICIES_TEMPEST=$(trueorfalse False NOVA_SCOPED_POLICIES_TEMPEST)
+NOVA_SCOPED_POLICIES_TEMPEST_VENV=${NOVA_SCOPED_POLICIES_TEMPEST_VENV:-${TEMPEST_DIR:-$DEST/tempest}/.tox/tempest}
+
+function install_nova_scoped_policies_tempest {
+    $NOVA_SCOPED_POLICIES_TEMPEST_VENV/bin/pip install --no-deps -e $NOVA_SCOPED_POLICIES_DIR
+}
+
+function configure_nova_scoped_policies_tempest {
+    iniset $TEMPEST_CONFIG service_available scoped_policies $NOVA_SCOPED_POLICIES_API
+    iniset $TEMPEST_CONFIG scoped_policies scope ${NOVA_SCOPED_POLICIES_EXAMPLE_SCOPE:-rack}
+    # a policy change reaches the schedulers within their cache's lifetime
+    local ttl
+    ttl=$(iniget $NOVA_CONF scoped_policies store_cache_ttl)
+    iniset $TEMPEST_CONFIG scoped_policies store_cache_ttl ${ttl:-10}
+}
+
+if [[ "$1" == "stack" && "$2" == "test-config" && "$NOVA_SCOPED_POLICIES_TEMPEST" == "True" ]]; then
+    echo_summary "Installing the nova-scoped-policies Tempest plugin"
+    install_nova_scoped_policies_tempest
+    configure_nova_scoped_policies_tempest
+fi

@@ -286,3 +286,41 @@ def test_the_dashboard_is_off_by_default(tmp_path, nova_conf):
     phase(tmp_path, 'stack', 'post-config', env={'HORIZON_DIR':
                                                  str(horizon)})
     assert not horizon.exists()
+
+
+def _tempest_venv(tmp_path):
+    """A stand-in for Tempest's virtualenv whose pip records its calls."""
+    venv = tmp_path / 'tempest-venv'
+    (venv / 'bin').mkdir(parents=True)
+    pip = venv / 'bin' / 'pip'
+    pip.write_text(f'#!/bin/sh\necho "tempest-pip $*" >> {tmp_path}/calls\n')
+    pip.chmod(0o755)
+    return venv
+
+
+def test_the_tempest_plugin_goes_into_tempests_venv(tmp_path, nova_conf):
+    tempest_conf = tmp_path / 'tempest.conf'
+    tempest_conf.write_text('[service_available]\nnova = True\n')
+    venv = _tempest_venv(tmp_path)
+    calls = phase(tmp_path, 'stack', 'test-config', env={
+        'NOVA_SCOPED_POLICIES_TEMPEST': 'True',
+        'NOVA_SCOPED_POLICIES_TEMPEST_VENV': str(venv),
+        'TEMPEST_CONFIG': str(tempest_conf)})
+    assert ('tempest-pip install --no-deps -e '
+            '/opt/stack/nova-scoped-policies') in calls
+    conf = cfg.ConfigParser(str(tempest_conf), {})
+    conf.parse()
+    assert conf.sections['service_available']['scoped_policies'] == ['True']
+    assert conf.sections['service_available']['nova'] == ['True']
+    assert conf.sections['scoped_policies']['scope'] == ['rack']
+    assert conf.sections['scoped_policies']['store_cache_ttl'] == ['10']
+
+
+def test_the_tempest_plugin_is_off_by_default(tmp_path, nova_conf):
+    tempest_conf = tmp_path / 'tempest.conf'
+    tempest_conf.write_text('')
+    calls = phase(tmp_path, 'stack', 'test-config', env={
+        'NOVA_SCOPED_POLICIES_TEMPEST_VENV': str(_tempest_venv(tmp_path)),
+        'TEMPEST_CONFIG': str(tempest_conf)})
+    assert not any('tempest-pip' in c for c in calls)
+    assert tempest_conf.read_text() == ''

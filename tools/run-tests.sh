@@ -6,15 +6,20 @@
 # Placement, then every benchmark at its smallest size with its correctness
 # checks (python -m benchmarks all --smoke: same verdicts as nova, engines
 # that agree...; no time target), then the Heat resources with the real
-# Heat engine (tests/heat, in .venv-heat), then the dashboard: its view tests and its browser tests
-# in Debian's chromium (tests/dashboard, in .venv-horizon; chromium and
-# chromium-driver are installed with apt-get when missing and we are root).
+# Heat engine (tests/heat, in .venv-heat), then the dashboard: its view
+# tests and its browser tests in Debian's chromium (tests/dashboard, in
+# .venv-horizon; chromium and chromium-driver are installed with apt-get
+# when missing and we are root),
+# and the Tempest plugin: tempest run against a cloud of separate processes
+# with Keystone (tests/tempest, from the main venv; Tempest in
+# .venv-tempest, Keystone in .venv-horizon).
 # Fails if any part fails.
 #
 #   tools/run-tests.sh                       everything
 #   tools/run-tests.sh tests/unit -k parser  these tests only (main venv)
 #   tools/run-tests.sh --heat [-k ...]       tests/heat only (Heat's venv)
 #   tools/run-tests.sh --dashboard [-k ...]  the dashboard's tests only
+#   tools/run-tests.sh --tempest [-k ...]    the Tempest runs only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,6 +50,16 @@ dashboard() {
         $DASHBOARD_TESTS "$@"
 }
 
+# tempest run --regex nova_scoped_policies against the separate-process
+# cloud (tests/tempest); its summary says what was skipped and why, and how
+# long each run took
+tempest() {
+    source tools/tempest-venv.sh
+    source tools/horizon-venv.sh
+    NSP_TEMPEST_VENV="$NSP_TEMPEST_VENV" NSP_KEYSTONE_VENV="$NSP_HORIZON_VENV" \
+        "$NSP_VENV/bin/python" -m pytest tests/tempest "$@"
+}
+
 if [ "${1:-}" = "--heat" ]; then
     shift
     source tools/heat-venv.sh
@@ -56,6 +71,11 @@ if [ "${1:-}" = "--dashboard" ]; then
     dashboard "$@"
     exit $?
 fi
+if [ "${1:-}" = "--tempest" ]; then
+    shift
+    tempest "$@"
+    exit $?
+fi
 if [ $# -gt 0 ]; then
     exec "$NSP_VENV/bin/python" -m pytest "$@"
 fi
@@ -65,12 +85,17 @@ status=0
 mkdir -p .test-artifacts
 (source tools/horizon-venv.sh) > .test-artifacts/horizon-venv.log 2>&1 &
 horizon_venv=$!
-"$NSP_VENV/bin/python" -m pytest --durations=20 tests || status=$?
+(source tools/tempest-venv.sh) > .test-artifacts/tempest-venv.log 2>&1 &
+tempest_venv=$!
+"$NSP_VENV/bin/python" -m pytest --durations=20 --ignore=tests/tempest \
+    tests || status=$?
 # every benchmark at its smallest size, with its correctness checks and no
 # time target: a benchmark that crashes or answers wrong fails CI
 "$NSP_VENV/bin/python" -m benchmarks all --smoke || status=$?
 source tools/heat-venv.sh
 "$NSP_HEAT_VENV/bin/python" -m pytest tests/heat || status=$?
 wait $horizon_venv || cat .test-artifacts/horizon-venv.log >&2
+wait $tempest_venv || cat .test-artifacts/tempest-venv.log >&2
+tempest || status=$?
 dashboard || status=$?
 exit $status

@@ -8,11 +8,24 @@ does: ``placement`` and ``nova-api`` (their WSGI applications), and the
 its own OS process, on the PostgreSQL, RabbitMQ and Redis servers of the
 machine (127.0.0.1). The computes run nova's fake virt driver.
 
-What is not real: keystone (nova-api trusts the identity headers that
-keystonemiddleware would set, the services send Placement a fixed token
-that Placement's ``noauth2`` accepts), glance and neutron (one image and
-no ports, read only: ``serve.stubs_app``). None takes part in
+What is not real by default: keystone (nova-api trusts the identity
+headers that keystonemiddleware would set, the services send Placement a
+fixed token that Placement's ``noauth2`` accepts), glance and neutron (one
+image and no ports, read only: ``serve.stubs_app``). None takes part in
 scheduling.
+
+Two parts are asked for (the Tempest run asks for both):
+
+* ``keystone=True``: Keystone 30 (``identity.Keystone``, from
+  ``.venv-horizon``) with keystonemiddleware's ``authtoken`` in front of
+  nova-api (and of the policy API), and the catalog holding compute,
+  placement and scoped-policies. The fixture's ``admin`` client then
+  sends a real token; ``tenant`` is None (make users in Keystone).
+* ``policy_api=True``: the policy API (``nova-scoped-policies-api``'s
+  WSGI application, its store on PostgreSQL, its ``[nova]`` credentials
+  with Keystone) as a process of its own; the schedulers read its store
+  (``store_driver = sql``), and the racks are the domains of its scope
+  ``rack`` instead of aggregate metadata.
 
 Every run has its own databases and RabbitMQ virtual host, removed with
 its processes; the logs of every process stay in a directory the caller names
@@ -31,6 +44,7 @@ from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import session as ks_session
 
 from tests import db_backends
+from tests.functional.cloud import identity
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -76,11 +90,15 @@ class Cloud(fixtures.Fixture):
     ``GET /allocation_candidates`` ``latency`` seconds late. Every
     process logs to a file of its name in the directory ``logs``.
     ``options`` are ``[scoped_policies]``'s; ``nova`` maps other nova.conf
-    sections to options that replace the fixture's."""
+    sections to options that replace the fixture's. ``keystone`` and
+    ``policy_api``: see the module's docstring."""
 
     def __init__(self, racks, logs, schedulers=2, latency=0.0,
-                 options=None, nova=None):
+                 options=None, nova=None, keystone=False, policy_api=False):
         super().__init__()
+        self.with_keystone = keystone
+        self.with_policy_api = policy_api
+        self.keystone = self.policy = None
         self.nova = nova or {}
         self.logs = logs
         self.racks = racks
@@ -93,8 +111,11 @@ class Cloud(fixtures.Fixture):
     def _setUp(self):
         self.dir = self.useFixture(fixtures.TempDir()).path
         self.procs = collections.OrderedDict()
+        if self.with_keystone:
+            self.keystone = self.useFixture(identity.Keystone(self.logs))
         dbs = {name: self._database() for name in
-               ('api', 'cell0', 'cell1', 'placement')}
+               ('api', 'cell0', 'cell1', 'placement') + (
+                   ('store',) if self.with_policy_api else ())}
         vhost = f'nsp-{uuid.uuid4().hex[:12]}'
         self._run(['rabbitmqctl', 'add_vhost', vhost])
         self.addCleanup(self._run, ['rabbitmqctl', 'delete_vhost', vhost])
@@ -133,8 +154,17 @@ class Cloud(fixtures.Fixture):
 
         url = self._serve('nova-api', OS_NOVA_CONFIG_DIR=self.dir,
                           OS_NOVA_CONFIG_FILES='api-paste.ini;nova.conf')
-        self.admin = self._client(url, ADMIN)
-        self.tenant = self._client(url, TENANT)
+        self.nova_url = url + '/v2.1'
+        if self.keystone:
+            self.admin = self._client(url, session=self.keystone.session)
+            self.tenant = None
+            self.keystone.register('compute', 'nova', self.nova_url)
+            self.keystone.register('placement', 'placement', placement)
+        else:
+            self.admin = self._client(url, ADMIN)
+            self.tenant = self._client(url, TENANT)
+        if self.with_policy_api:
+            self._policy_api(dbs['store'], placement)
         self._service('conductor', 'nova-conductor')
         for n in range(1, self.schedulers + 1):
             self._scheduler(n)
@@ -146,14 +176,20 @@ class Cloud(fixtures.Fixture):
         self.admin.post('/flavors', json={'flavor': {
             'name': FLAVOR, 'id': FLAVOR, 'vcpus': 1, 'ram': 512,
             'disk': 1}})
+        aggregates = []
         for rack, hosts in self.racks.items():
             agg = self.admin.post('/os-aggregates', json={
                 'aggregate': {'name': rack}}).json()['aggregate']
+            aggregates.append(agg['uuid'])
             for host in hosts:
                 self.admin.post(f'/os-aggregates/{agg["id"]}/action',
                                 json={'add_host': {'host': host}})
-            self.admin.post(f'/os-aggregates/{agg["id"]}/action', json={
-                'set_metadata': {'metadata': {'policy_scope': 'rack'}}})
+            if not self.policy:
+                self.admin.post(f'/os-aggregates/{agg["id"]}/action', json={
+                    'set_metadata': {'metadata': {'policy_scope': 'rack'}}})
+        if self.policy and aggregates:
+            self.policy.post('/os-policy-scopes', json={'policy_scope': {
+                'name': 'rack', 'aggregates': aggregates}})
 
     # set-up steps
 
@@ -167,21 +203,58 @@ class Cloud(fixtures.Fixture):
             out.write(_ini(sections))
 
     def _paste(self):
-        """nova's api-paste.ini without keystonemiddleware's ``authtoken``:
-        the identity headers of our requests are trusted as they would be
-        once keystonemiddleware had checked the token."""
+        """nova's api-paste.ini; without Keystone, without
+        keystonemiddleware's ``authtoken``: the identity headers of our
+        requests are trusted as they would be once keystonemiddleware had
+        checked the token."""
         with open(os.path.join(sys.prefix, 'etc', 'nova',
                                'api-paste.ini')) as paste:
             text = paste.read()
         with open(os.path.join(self.dir, 'api-paste.ini'), 'w') as out:
-            out.write(text.replace(' authtoken ', ' '))
+            out.write(text if self.keystone else
+                      text.replace(' authtoken ', ' '))
+
+    def _policy_api(self, store, placement):
+        """The policy API, its store synced; ``self.policy`` its admin
+        client. The schedulers read the store (``store_driver = sql``)."""
+        conf = os.path.join(self.dir, 'nova-scoped-policies.conf')
+        sections = {
+            'DEFAULT': {'use_stderr': 'true'},
+            'policy_store': {'connection': store},
+            'scoped_policies_api': {'auth_strategy': 'noauth2'},
+            'placement': {'auth_type': 'admin_token', 'token': 'admin',
+                          'endpoint': placement},
+        }
+        if self.keystone:
+            credentials = self.keystone.credentials()
+            sections['scoped_policies_api']['auth_strategy'] = 'keystone'
+            sections['keystone_authtoken'] = dict(
+                credentials, www_authenticate_uri=f'{self.keystone.url}/v3')
+            # repairs live-migrate through nova-api, with a token
+            sections['nova'] = dict(credentials, region_name=(
+                identity.REGION))
+        self._write(conf, sections)
+        self._run([os.path.join(BIN, 'nova-scoped-policies-manage'), 'db',
+                   'sync', '--config-file', conf])
+        url = self._serve('policy-api', NSP_CONFIG_FILES=conf)
+        self.policy_url = url
+        if self.keystone:
+            self.keystone.register('scoped-policies', 'nova-scoped-policies',
+                                   url)
+            self.policy = ks_adapter.Adapter(
+                self.keystone.session, endpoint_override=url,
+                raise_exc=True)
+        else:
+            self.policy = ks_adapter.Adapter(
+                ks_session.Session(), endpoint_override=url,
+                additional_headers=ADMIN, raise_exc=True)
 
     def _nova_conf(self, dbs, transport, placement, stubs):
         filters = ['ComputeFilter', 'ImagePropertiesFilter',
                    'ServerGroupAntiAffinityFilter',
                    'ServerGroupAffinityFilter', 'ScopedAffinityFilter',
                    'ScopedAntiAffinityFilter']
-        return {
+        sections = {
             'DEFAULT': {
                 'transport_url': transport,
                 'compute_driver': 'fake.FakeDriver',
@@ -214,8 +287,19 @@ class Cloud(fixtures.Fixture):
                     'nova.scheduler.weights.all_weighers,'
                     'nova_scoped_policies.scheduler.weights.all_weighers'),
             },
-            'scoped_policies': self.options,
+            'scoped_policies': dict(self.options),
         }
+        if self.keystone:
+            sections['keystone_authtoken'] = dict(
+                self.keystone.credentials(),
+                www_authenticate_uri=f'{self.keystone.url}/v3')
+            # nova asks neutron as itself (live migrations, deletes): the stub
+            sections['neutron'].update({'auth_type': 'admin_token',
+                                        'token': 'admin', 'endpoint': stubs})
+        if 'store' in dbs:
+            sections['scoped_policies'].setdefault('store_driver', 'sql')
+            sections['policy_store'] = {'connection': dbs['store']}
+        return sections
 
     def _env(self, **env):
         merged = dict(os.environ, **env)
@@ -261,11 +345,11 @@ class Cloud(fixtures.Fixture):
                            self.conf, '--config-file', own])
 
     @staticmethod
-    def _client(url, headers):
+    def _client(url, headers=None, session=None):
         return ks_adapter.Adapter(
-            ks_session.Session(), endpoint_override=url + '/v2.1',
+            session or ks_session.Session(), endpoint_override=url + '/v2.1',
             service_type='compute', default_microversion='2.74',
-            additional_headers=headers, raise_exc=True)
+            additional_headers=headers or {}, raise_exc=True)
 
     def _wait_for_services(self):
         wanted = {'conductor', *self.rack_of,

@@ -9,9 +9,19 @@ URL on one line, then serves until stdin closes.
 database. ``NSP_PLACEMENT_LATENCY`` seconds are added to each
 ``GET /allocation_candidates``, so that the schedulers' decisions overlap.
 ``nova-api``: nova's real compute API WSGI application.
+``keystone``: Keystone's public WSGI application (run from the
+virtualenv that has Keystone, with ``OS_KEYSTONE_CONFIG_FILES``) on
+``NSP_KEYSTONE_PORT``, the port its catalog was bootstrapped with, one
+request at a time: its SQLite database refuses a second writer at once
+("database is locked", whatever the busy timeout) when two transactions
+would upgrade their locks together.
+``policy-api``: the policy API's WSGI application as uwsgi loads it
+(``nova_scoped_policies.api.wsgi.init_application``: the files of
+``NSP_CONFIG_FILES``, the stack reaper running).
 ``stubs``: what nova-api asks glance and neutron, read only: one image
 (the image is never downloaded: the computes run nova's fake virt driver)
-and no ports (the servers boot with ``networks: none``).
+and no ports, networks or other neutron resources (the servers boot with
+``networks: none``).
 """
 
 import json
@@ -53,14 +63,18 @@ def _json(start_response, status, body):
 
 
 STUBS = {'/v2/schemas/image': IMAGE_SCHEMA,
-         '/v2/images/' + IMAGE['id']: IMAGE,
-         '/v2.0/ports': {'ports': []}}
+         '/v2/images/' + IMAGE['id']: IMAGE}
 
 
 def stubs_app(environ, start_response):
     path = environ['PATH_INFO'].rstrip('/')
     if path in STUBS:
         return _json(start_response, '200 OK', STUBS[path])
+    parts = path.split('/')
+    if len(parts) == 3 and parts[1] == 'v2.0':
+        # any neutron list (ports, networks, extensions...) is empty
+        return _json(start_response, '200 OK',
+                     {parts[2].replace('-', '_'): []})
     return _json(start_response, '404 Not Found',
                  {'message': f'{path} is not served here'})
 
@@ -87,7 +101,21 @@ def nova_api():
     return wsgi_server.serve(osapi_compute.application)
 
 
+def keystone():
+    sys.argv[1:] = []       # Keystone parses the command line too
+    from keystone.server import wsgi
+    return wsgi_server.serve(wsgi.initialize_public_application(),
+                             threaded=False,
+                             port=int(os.environ['NSP_KEYSTONE_PORT']))
+
+
+def policy_api():
+    from nova_scoped_policies.api import wsgi
+    return wsgi_server.serve(wsgi.init_application())
+
+
 ROLES = {'placement': placement, 'nova-api': nova_api,
+         'policy-api': policy_api, 'keystone': keystone,
          'stubs': lambda: wsgi_server.serve(stubs_app)}
 
 if __name__ == '__main__':
