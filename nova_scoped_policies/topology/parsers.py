@@ -102,9 +102,10 @@ def from_scope_records(records: typing.Iterable[ScopeRecord],
     scopes = [scope_from_record(r) for r in records]
     domains = [Domain(agg, agg, r.name, frozenset(hosts.get(agg, ())))
                for r in records for agg in r.aggregates]
-    infos = [AggregateInfo(d.id, d.name, d.hosts, metadata.get(d.id, {}))
-             for d in domains]
-    domains, uplinks = _network(scopes, domains, infos, host_uplink_kbps)
+    infos = {d.id: AggregateInfo(d.id, d.name, d.hosts,
+                                 metadata.get(d.id, {})) for d in domains}
+    domains, uplinks = _network(scopes, domains, list(infos.values()),
+                                host_uplink_kbps)
     return build(scopes, domains, uplinks=uplinks)
 
 
