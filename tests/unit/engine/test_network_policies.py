@@ -242,9 +242,9 @@ def test_loads_counted_per_domain_are_every_pairs_path(seed):
 
 def test_pairs_without_a_path():
     assert bandwidth.unrouted(NETWORK, [['h1', 'h7', 'h2', 'h7']]) == [
-        (['h1', 'h2'], ['h7'])]
+        ((0, ['h1', 'h2']), (0, ['h7']))]
     assert bandwidth.unrouted(NETWORK, [['h1', 'h7'], ['h2']],
-                              across=True) == [(['h2'], ['h7'])]
+                              across=True) == [((1, ['h2']), (0, ['h7']))]
 
 
 def tight(tenant=False):
@@ -301,6 +301,11 @@ def test_the_audit_of_bandwidth():
     object.__setattr__(view, 'part', lambda m: m in 'ac')
     assert plugin.audit(item, view) == [
         'bandwidth:1Gbit: a, c and e have no network path: host h7 is in no '
+        'network domain']
+    # b shares a's host: only e, of the other part, is named with a
+    object.__setattr__(view, 'placed', {'a': 'h1', 'b': 'h1', 'e': 'h7'})
+    assert plugin.audit(item, view) == [
+        'bandwidth:1Gbit: a and e have no network path: host h7 is in no '
         'network domain']
 
 

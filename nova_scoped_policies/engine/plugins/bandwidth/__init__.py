@@ -92,22 +92,27 @@ def loads(network: NetworkTree, parts: typing.Sequence[Hosts], kbps: int,
     return found
 
 
+Group = typing.Tuple[int, typing.List[str]]
+"""Servers of one part (its index) on one tree: the part, their hosts."""
+
+
 def unrouted(network: NetworkTree, parts: typing.Sequence[Hosts],
-             across: bool = False
-             ) -> typing.List[typing.Tuple[typing.List[str],
-                                           typing.List[str]]]:
-    """Each two groups of hosts with no path between them (different
-    trees, or a host off the tree), as (hosts, hosts): the servers of one
-    tree (or one host off the tree) are a group; with ``across``, of one
-    part too, and only groups of different parts are paired."""
+             across: bool = False) -> typing.List[typing.Tuple[Group,
+                                                               Group]]:
+    """Each two groups of servers with no path between them: the servers
+    of one part (of the one part, without ``across``) on one tree, or on
+    one host off the tree, are a group; with ``across``, only groups of
+    different parts are paired."""
     groups: typing.Dict[typing.Tuple[int, typing.Any], typing.Set[str]] = {}
     for i, hosts in enumerate(parts):
         for host in hosts:
             root = network.root(host)
             groups.setdefault((i if across else 0, root if root is not None
                                else ('@', host)), set()).add(host)
-    ordered = sorted((sorted(hosts), key) for key, hosts in groups.items())
-    return [(a, b) for (a, (pa, ra)), (b, (pb, rb))
+    ordered = sorted(((sorted(hosts), part, root)
+                      for (part, root), hosts in groups.items()),
+                     key=lambda group: group[:2])
+    return [((pa, a), (pb, b)) for (a, pa, ra), (b, pb, rb)
             in itertools.combinations(ordered, 2)
             if ra != rb and not (across and pa == pb)]
 
@@ -255,21 +260,22 @@ class Bandwidth(base.PolicyTypePlugin):
         across parts only."""
         network = view.topology.network
         part = getattr(view, 'part', None)
-        sides: typing.Dict[typing.Any, typing.List[str]] = {}
+        sides: typing.Dict[typing.Any, typing.Dict[
+            str, typing.List[str]]] = {}
         for member, host in sorted(view.placed.items()):
-            sides.setdefault(part(member) if part else None,
-                             []).append(host)
-        parts = list(sides.values())
+            sides.setdefault(part(member) if part else None, {}).setdefault(
+                host, []).append(member)
+        parts = [[h for h, there in side.items() for _ in there]
+                 for side in sides.values()]
         across = part is not None
         label = item.label
         found = []
-        by_host: typing.Dict[str, typing.List[str]] = {}
-        for member, host in view.placed.items():
-            by_host.setdefault(host, []).append(member)
-        for a, b in unrouted(network, parts, across):
-            found.append(f'{label}: {view.listed(_on(by_host, a))} and '
-                         f'{view.listed(_on(by_host, b))} have no network '
-                         f'path: {network.no_path(a[0], b[0])}')
+        members = list(sides.values())
+        for (i, a), (j, b) in unrouted(network, parts, across):
+            found.append(
+                f'{label}: {view.listed(_on(members[i], a))} and '
+                f'{view.listed(_on(members[j], b))} have no network path: '
+                f'{network.no_path(a[0], b[0])}')
         load = loads(network, parts, rate(item.policy), across)
         for edge in sorted(load, key=network.name):
             spoiled = network.edge(edge)
