@@ -191,12 +191,16 @@ def _keys_known(data: object, known: typing.Sequence[str],
     return data
 
 
-def parse_document(data: object, prefix: str = '') -> PolicyDocument:
+def parse_document(data: object, prefix: str = '',
+                   stack: bool = False) -> PolicyDocument:
     """Validate a policy document and return its normalised form.
 
     :param data: the decoded JSON/YAML document.
     :param prefix: prepended to every field name in errors, e.g. the
         scheduler hint name.
+    :param stack: the document is a stack's (a group's or a
+        relationship's of a stack document): policies that only a stack
+        can hold (``bandwidth``) are accepted.
     :raises PolicyError: naming the first bad field.
     """
     data = _keys_known(data, _DOCUMENT_KEYS, prefix)
@@ -222,7 +226,8 @@ def parse_document(data: object, prefix: str = '') -> PolicyDocument:
                          _join(prefix, 'rules'))
     if 'llmn' in data:
         _expand_llmn(data['llmn'], rules, fielded, prefix)
-    return build_document(fielded, Rules(**rules), name, prefix)
+    return build_document(fielded, Rules(**rules), name, prefix,
+                          stack=stack)
 
 
 _OBJECT_KEYS = ('name', 'policy', 'llmn')
@@ -319,8 +324,8 @@ def as_objects(document: PolicyDocument) -> typing.Union[
 def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
                    rules: Rules, name: typing.Optional[str] = None,
                    prefix: str = '',
-                   written: typing.Mapping[Policy, str] = {}
-                   ) -> PolicyDocument:
+                   written: typing.Mapping[Policy, str] = {},
+                   stack: bool = False) -> PolicyDocument:
     """Check policies and rules together and build the document.
 
     :param fielded: (field name, policy) pairs, in order.
@@ -330,8 +335,11 @@ def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
     :param written: policy -> how the caller wrote it, when its identifier
         is the real one (see ``PolicyDocument.written``): errors name it
         that way, and the document keeps it.
-    :raises PolicyError: on duplicates, contradictions or rules that lack
-        the policy they need.
+    :param stack: the document is a stack's: policies whose plugin is
+        ``stack_only`` are accepted (elsewhere they are refused, saying
+        they belong in a stack).
+    :raises PolicyError: on duplicates, contradictions, rules that lack
+        the policy they need, or a stack's policy on a server group.
     """
     seen: typing.Dict[Policy, str] = {}
     policies: typing.List[Policy] = []
@@ -340,7 +348,14 @@ def build_document(fielded: typing.Sequence[typing.Tuple[str, Policy]],
     def worded(policy: Policy) -> str:
         return written.get(policy) or str(policy)
 
+    plugin_of = _vocabulary.current().plugin_of
     for field, policy in fielded:
+        if not stack and getattr(plugin_of(policy.type), 'stack_only',
+                                 False):
+            raise PolicyError(field, worded(policy), f'{policy.type} '
+                              'belongs in a stack: give it on a group or '
+                              'a relationship of a stack document, not on '
+                              'a server group')
         if policy in seen:
             # LLMN may restate a policy the caller also listed: keep one.
             if field.endswith('llmn') or seen[policy].endswith('llmn'):

@@ -16,6 +16,7 @@ import uuid
 from nova_scoped_policies.policy.errors import PolicyError
 from nova_scoped_policies.policy.model import HOST_SCOPE
 from nova_scoped_policies.policy.model import PolicyDocument
+from nova_scoped_policies.topology import network as network_mod
 from nova_scoped_policies.topology import tenant
 
 NO_DOMAINS: typing.Tuple[str, ...] = ()
@@ -31,6 +32,10 @@ class Scope:
     :param namespace: the uuid5 namespace of the obfuscation.
     :param parent: a coarser scope each domain of this one lies inside
         (``row`` for ``rack``), or None.
+    :param network: a level of the network tree (its domains are
+        switches; ``topology/network.py``).
+    :param uplink_kbps: a network level's default uplink capacity,
+        kbit/s each direction, for its domains without their own.
     """
 
     name: str
@@ -38,6 +43,8 @@ class Scope:
     obfuscate_identifiers: bool = False
     namespace: typing.Optional[uuid.UUID] = None
     parent: typing.Optional[str] = None
+    network: bool = False
+    uplink_kbps: typing.Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,12 +55,15 @@ class Domain:
     :param name: the aggregate name, for people.
     :param scope: the scope it is a domain of.
     :param hosts: the compute host names in it.
+    :param uplink_kbps: a network domain's own uplink capacity, kbit/s
+        each direction (its aggregate's ``uplink_kbps``), or None.
     """
 
     id: str
     name: str
     scope: str
     hosts: typing.FrozenSet[str] = frozenset()
+    uplink_kbps: typing.Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,12 +136,16 @@ class Topology:
     :param domains: every domain of every scope.
     :param problems: data problems found while building, for operators.
     :param licences: product (upper case) -> where it may run.
+    :param uplinks: the capacities of hosts' own network edges, and what
+        the feeds refused of the network tree.
     """
 
     def __init__(self, scopes: typing.Iterable[Scope] = (),
                  domains: typing.Iterable[Domain] = (),
                  problems: typing.Iterable[str] = (),
-                 licences: typing.Mapping[str, Licence] = {}) -> None:
+                 licences: typing.Mapping[str, Licence] = {},
+                 uplinks: typing.Optional[network_mod.Uplinks] = None
+                 ) -> None:
         self._licences = dict(licences)
         self._scopes = {s.name: s for s in scopes}
         self._scopes[HOST_SCOPE] = Scope(HOST_SCOPE)
@@ -158,6 +172,9 @@ class Topology:
                 self.problems.append(
                     f'host {host} is in {len(ids)} domains of scope {name} '
                     f'({names}); a host may be in at most one')
+        self.network = network_mod.NetworkTree(self, uplinks)
+        """The network tree (empty without network scopes)."""
+        self.problems.extend(self.network.problems)
 
     def licence(self, product: str) -> Licence:
         """Where ``product`` may run (nowhere when nothing declares it)."""

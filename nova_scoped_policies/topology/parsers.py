@@ -4,6 +4,7 @@ One builder, :func:`build`, assembles every Topology; the parsers only say
 which scopes and domains there are.
 """
 
+import dataclasses
 import typing
 import uuid
 
@@ -16,6 +17,7 @@ from nova_scoped_policies.topology.model import Licence
 from nova_scoped_policies.topology.model import LICENSE_KEY
 from nova_scoped_policies.topology.model import Scope
 from nova_scoped_policies.topology.model import Topology
+from nova_scoped_policies.topology import network
 
 SCOPE_KEY = 'policy_scope'
 """Aggregate metadata key naming the scope the aggregate is a domain of."""
@@ -35,6 +37,9 @@ class ScopeRecord(typing.Protocol):
     obfuscate_namespace_uuid: typing.Optional[str]
     aggregates: typing.Tuple[str, ...]
     parent: typing.Optional[str]
+    # read with defaults, so records without them still build:
+    # network: bool (a level of the network tree)
+    # uplink_kbps: Optional[int] (the level's default uplink capacity)
 
 
 _TRUE = ('true', '1', 'yes', 'on')
@@ -44,15 +49,18 @@ _FALSE = ('false', '0', 'no', 'off')
 def build(scopes: typing.Iterable[Scope] = (),
           domains: typing.Iterable[Domain] = (),
           problems: typing.Iterable[str] = (),
-          licences: typing.Mapping[str, Licence] = {}) -> Topology:
+          licences: typing.Mapping[str, Licence] = {},
+          uplinks: typing.Optional[network.Uplinks] = None) -> Topology:
     """The one way a :class:`Topology` is assembled.
 
     :param scopes: the deployer-defined scopes (``host`` is implicit).
     :param domains: every domain of every scope.
     :param problems: data problems found while parsing, for operators.
     :param licences: product -> where it may run.
+    :param uplinks: hosts' own network edges, and what the parsers
+        refused of the network tree (:class:`.network.Uplinks`).
     """
-    return Topology(scopes, domains, problems, licences)
+    return Topology(scopes, domains, problems, licences, uplinks)
 
 
 def licences(aggregates: typing.Iterable[AggregateInfo]
@@ -73,7 +81,10 @@ def licences(aggregates: typing.Iterable[AggregateInfo]
 
 
 def from_scope_records(records: typing.Iterable[ScopeRecord],
-                       hosts: typing.Mapping[str, typing.Iterable[str]] = {}
+                       hosts: typing.Mapping[str, typing.Iterable[str]] = {},
+                       metadata: typing.Mapping[
+                           str, typing.Mapping[str, str]] = {},
+                       host_uplink_kbps: typing.Optional[int] = None
                        ) -> Topology:
     """A topology of stored scope records alone.
 
@@ -81,11 +92,50 @@ def from_scope_records(records: typing.Iterable[ScopeRecord],
 
     :param records: scope records of the policy store.
     :param hosts: aggregate uuid -> the hosts of it that matter.
+    :param metadata: aggregate uuid -> its metadata, where the caller
+        has it: the network tree's capacities (``uplink_kbps``,
+        ``host_uplink_kbps``).
+    :param host_uplink_kbps: the capacity of a host's own network edge
+        where no aggregate gives one (None: no limit).
     """
     records = list(records)
-    return build([scope_from_record(r) for r in records],
-                 [Domain(agg, agg, r.name, frozenset(hosts.get(agg, ())))
-                  for r in records for agg in r.aggregates])
+    scopes = [scope_from_record(r) for r in records]
+    domains = [Domain(agg, agg, r.name, frozenset(hosts.get(agg, ())))
+               for r in records for agg in r.aggregates]
+    infos = {d.id: AggregateInfo(d.id, d.name, d.hosts,
+                                 metadata.get(d.id, {})) for d in domains}
+    domains, uplinks = _network(scopes, domains, list(infos.values()),
+                                host_uplink_kbps)
+    return build(scopes, domains, uplinks=uplinks)
+
+
+def _network(scopes: typing.Sequence[Scope],
+             domains: typing.Sequence[Domain],
+             aggregates: typing.Sequence[AggregateInfo],
+             default: typing.Optional[int]
+             ) -> typing.Tuple[typing.List[Domain],
+                               typing.Optional[network.Uplinks]]:
+    """The domains with their uplink capacities, and the hosts' edges,
+    read from the aggregates' metadata (only when some scope is a
+    network level: other clouds build as they always did)."""
+    levels = {s.name for s in scopes if s.network}
+    if not levels:
+        return list(domains), None
+    findings: typing.List[network.Finding] = []
+    per_host: typing.Dict[str, typing.Set[int]] = {}
+    level_of = {d.id: d.scope for d in domains if d.scope in levels}
+    own: typing.Dict[str, int] = {}
+    for agg in aggregates:
+        key = str(agg.uuid)
+        value = network.parse_metadata(agg.name, agg.hosts,
+                                       agg.metadata or {}, level_of.get(key),
+                                       key, per_host, findings)
+        if value is not None:
+            own[key] = value
+    found = [dataclasses.replace(d, uplink_kbps=own[d.id])
+             if d.id in own and d.scope in levels else d for d in domains]
+    hosts = network.host_uplinks(per_host, findings)
+    return found, network.Uplinks(hosts, default, tuple(findings))
 
 
 def _flag(value: str) -> typing.Optional[bool]:
@@ -98,7 +148,8 @@ def _flag(value: str) -> typing.Optional[bool]:
 
 
 def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
-                    stored: typing.Iterable[ScopeRecord] = ()
+                    stored: typing.Iterable[ScopeRecord] = (),
+                    host_uplink_kbps: typing.Optional[int] = None
                     ) -> Topology:
     """Build a topology from host aggregates and their metadata.
 
@@ -116,6 +167,14 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
     :param aggregates: every host aggregate of the cloud.
     :param stored: scope records of the policy store
         (:class:`~nova_scoped_policies.db.records.ScopeRecord`).
+    :param host_uplink_kbps: the capacity of a host's own network edge
+        where no aggregate's ``host_uplink_kbps`` gives one (None: no
+        limit).
+
+    Network scopes (stored with ``network``) read their domains' uplink
+    capacities from the aggregates' ``uplink_kbps`` metadata, and hosts
+    their own edge's from any of their aggregates'
+    ``host_uplink_kbps`` (``topology/network.py``).
     """
     aggregates = list(aggregates)
     licensed = licences(aggregates)
@@ -167,7 +226,9 @@ def from_aggregates(aggregates: typing.Iterable[AggregateInfo],
                     continue
                 domains.append(Domain(agg_uuid, agg.name, record.name,
                                       frozenset(agg.hosts)))
-    return build(scopes, domains, problems, licensed)
+    domains, uplinks = _network(scopes, domains, aggregates,
+                                host_uplink_kbps)
+    return build(scopes, domains, problems, licensed, uplinks)
 
 
 def scope_from_record(record: ScopeRecord) -> Scope:
@@ -176,7 +237,8 @@ def scope_from_record(record: ScopeRecord) -> Scope:
     return Scope(record.name, record.allow_identifiers,
                  record.obfuscate_identifiers,
                  uuid.UUID(namespace) if namespace else None,
-                 record.parent)
+                 record.parent, bool(getattr(record, 'network', False)),
+                 getattr(record, 'uplink_kbps', None))
 
 
 def _scope_from_settings(name: str, values: typing.Dict[str, typing.Set[str]],

@@ -19,14 +19,17 @@ import typing
 from nova_scoped_policies.engine import reasons
 from nova_scoped_policies.engine.plugins.affinity import Affinity
 from nova_scoped_policies.engine.plugins.anti_affinity import AntiAffinity
+from nova_scoped_policies.engine.plugins.bandwidth import Bandwidth
 from nova_scoped_policies.engine.plugins.base import Item
 from nova_scoped_policies.engine.plugins.base import PolicyPlugin
 from nova_scoped_policies.engine.plugins.base import Rule
+from nova_scoped_policies.engine.plugins.hops import Hops
 from nova_scoped_policies.engine.plugins.license import License
 from nova_scoped_policies.engine.plugins.min_domains import MinDomains
 from nova_scoped_policies.engine.plugins.soft_affinity import SoftAffinity
 from nova_scoped_policies.engine.plugins.soft_anti_affinity import \
     SoftAntiAffinity
+from nova_scoped_policies.engine.plugins.soft_hops import SoftHops
 from nova_scoped_policies.engine.plugins.soft_license_pack import \
     SoftLicensePack
 from nova_scoped_policies.engine.plugins.soft_spread import SoftSpread
@@ -39,6 +42,7 @@ from nova_scoped_policies.policy.model import PolicyType
 PLUGINS: typing.Tuple[PolicyPlugin, ...] = (
     Affinity(), AntiAffinity(), SoftAffinity(), SoftAntiAffinity(),
     Spread(), SoftSpread(), License(), SoftLicensePack(),
+    Hops(), SoftHops(), Bandwidth(),
     MinDomains(), Weight(),
 )
 """Every plugin, in the order their items are evaluated."""

@@ -22,7 +22,7 @@ from nova_scoped_policies.engine import context
 from nova_scoped_policies.engine import placement_query
 from nova_scoped_policies.engine.plugins import base
 from nova_scoped_policies.engine.plugins import registry
-from nova_scoped_policies.policy import parse_document
+from nova_scoped_policies.policy import parse_document as parse
 from nova_scoped_policies.policy import PolicyError
 from nova_scoped_policies.policy import PolicyType
 from tests.unit.engine.plugins.world import AGGREGATES
@@ -35,6 +35,7 @@ from nova_scoped_policies import topology as topo
 from tests.unit.engine.plugins.world import TOPOLOGY
 from tests.unit.engine.plugins.world import TRAITS
 from tests.unit.engine.plugins.world import world_aggregates
+from tests.unit.engine.plugins.world import world_scopes
 
 
 def _rows():
@@ -47,8 +48,14 @@ def _rows():
 
 
 ROWS = _rows()
-TOPOLOGY_WITHOUT_TRAITS = topo.from_aggregates(world_aggregates())
+TOPOLOGY_WITHOUT_TRAITS = topo.from_aggregates(world_aggregates(),
+                                               world_scopes())
 IDS = [f'{plugin.name}-{i}' for i, (plugin, _) in enumerate(ROWS)]
+
+
+def parse_document(document):
+    """A row's document, as a stack's (which may hold every policy)."""
+    return parse(document, stack=True)
 
 
 def evaluate(document, placed):
@@ -149,8 +156,16 @@ def test_joint_decision(plugin, row):
     document = parse_document(row.document)
     size = document.rules.size or len(row.placed) + 1
     servers = {'count': size, 'flavor': {'resources': {'VCPU': 1}}}
-    stack = stack_model.parse({'stack': {'name': 's', 'group': {
-        'name': 'g', 'servers': servers, **row.document}}})
+    body = {'stack': {'name': 's', 'group': {
+        'name': 'g', 'servers': servers, **row.document}}}
+    if getattr(plugin, 'stack_only', False) and \
+            type(plugin).encode is base.PolicyPlugin.encode:
+        # no joint model yet (bandwidth's is #43's solver part): a stack
+        # document refuses it rather than decide without it
+        with pytest.raises(stack_model.StackError, match=plugin.name):
+            stack_model.parse(body)
+        return
+    stack = stack_model.parse(body)
     world = stack_world.World(tuple(
         stack_world.HostState(h, f'rp-{h}', {'VCPU': 4},
                               frozenset(TRAITS.get(h, ())))

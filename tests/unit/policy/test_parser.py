@@ -345,3 +345,90 @@ def test_the_policy_object_form_names_the_bad_field(data, field, problem):
 
 def test_a_document_without_policy_has_no_object():
     assert parser.as_objects(parser.parse_document({})) is None
+
+
+# -- network policies (policy-document.md, "Network policies") ----------------
+
+@pytest.mark.parametrize('text, argument, shown', [
+    ('hops:2', '2', 'hops:2'), ('hops:0', '0', 'hops:0'),
+    ('hops:64', '64', 'hops:64'), ('hops:007', '7', 'hops:7'),
+    ('soft-hops:4', '4', 'soft-hops:4'),
+    ('bandwidth:2Gbit', '2Gbit', 'bandwidth:2Gbit'),
+    ('bandwidth:1000', '1000', 'bandwidth:1000'),
+])
+def test_network_policies_take_an_argument(text, argument, shown):
+    policy = parser.parse_policy(text)
+    assert (policy.scope, policy.identifier, policy.argument) == (
+        'host', None, argument)
+    assert str(policy) == shown
+    assert parser.parse_policy(shown) == policy
+
+
+@pytest.mark.parametrize('text, problem', [
+    ('hops', 'expected hops:N, N being an integer from 0 to 64'),
+    ('hops:65', "got '65'"), ('hops:-1', "got '-1'"),
+    ('hops:two', "got 'two'"), ('hops:rack:2', "got 'rack:2'"),
+    ('soft-hops:1.5', 'expected soft-hops:N'),
+    ('bandwidth', 'the rate must be a positive integer of kbit/s'),
+    ('bandwidth:-2Gbit', 'the rate must be a positive integer'),
+    ('bandwidth:0', 'the rate must be at least 1 kbit/s'),
+    ('bandwidth:3Tbit', "the rate has an unknown unit 'Tbit'"),
+    ('bandwidth:2148Gbit', 'the rate is more than 2147483647 kbit/s'),
+])
+def test_network_policy_errors_name_the_field(text, problem):
+    with pytest.raises(PolicyError) as err:
+        parser.parse_policy(text, field='relationships[0].policies[0]')
+    assert err.value.field == 'relationships[0].policies[0]'
+    assert problem in str(err.value)
+
+
+@pytest.mark.parametrize('policies, problem', [
+    (['hops:2', 'hops:4'], 'set two hop limits on one group'),
+    (['hops:0', 'anti-affinity'], 'keep the members on one host'),
+    (['anti-affinity:host', 'hops:1'], 'keep the members on one host'),
+    (['bandwidth:1Gbit', 'bandwidth:1000Mbit'],
+     'ask for two bandwidths between the same servers'),
+])
+def test_network_contradictions_name_both_policies(policies, problem):
+    with pytest.raises(PolicyError) as err:
+        parser.parse_document({'policies': policies}, stack=True)
+    assert err.value.field == 'policies'
+    assert err.value.value == [str(parser.parse_policy(p))
+                               for p in policies]
+    assert 'policies[0] and policies[1] contradict each other: they ' \
+        + problem in str(err.value)
+
+
+@pytest.mark.parametrize('policies', [
+    ['hops:2', 'soft-hops:2'], ['hops:4', 'anti-affinity:host'],
+    ['hops:0', 'anti-affinity:rack'], ['soft-hops:2', 'soft-hops:4'],
+    ['hops:2', 'bandwidth:1Gbit'],
+])
+def test_network_policies_that_stand_together(policies):
+    assert [str(p) for p in parser.parse_document(
+        {'policies': policies}, stack=True).policies] == policies
+
+
+def test_bandwidth_belongs_in_a_stack():
+    problem = ('bandwidth belongs in a stack: give it on a group or a '
+               'relationship of a stack document, not on a server group')
+    with pytest.raises(PolicyError) as err:
+        parser.parse_document({'policies': ['hops:2', 'bandwidth:1Gbit']},
+                              prefix='server_group')
+    assert (err.value.field, err.value.problem) == (
+        'server_group.policies[1]', problem)
+    with pytest.raises(PolicyError, match='belongs in a stack'):
+        parser.parse_objects({'policy': {'name': 'bandwidth:1Gbit'}})
+    with pytest.raises(PolicyError, match='belongs in a stack'):
+        parser.merge(parser.parse_document({'policies': ['hops:2']}),
+                     parser.parse_document({'policies': ['bandwidth:1']},
+                                           stack=True), 'scoped_policies')
+    assert parser.parse_document({'policies': ['bandwidth:1Gbit']},
+                                 stack=True).to_dict() == {
+        'policies': ['bandwidth:1Gbit'], 'rules': {}}
+
+
+def test_soft_hops_takes_its_weight_rule():
+    doc = parser.parse_document({'policies': ['soft-hops:2'],
+                                 'rules': {'weight_soft-hops:2': 5}})
+    assert doc.rules.weight('soft-hops:2') == 5

@@ -9,7 +9,17 @@ DOMAINS = {
     'rack': {'rack-1': ['h1', 'h2'], 'rack-2': ['h3', 'h4'],
              'rack-3': ['h5', 'h6']},
     'zone': {'zone-a': ['h1', 'h3'], 'zone-b': ['h2', 'h4', 'h5', 'h6']},
+    # the network tree: h6 hangs off pod-2's switch itself, h7 off none
+    'tor': {'tor-1': ['h1', 'h2'], 'tor-2': ['h3', 'h4'], 'tor-3': ['h5']},
+    'pod': {'pod-1': ['h1', 'h2', 'h3', 'h4'], 'pod-2': ['h5', 'h6']},
+    'spine': {'spine-1': ['h1', 'h2', 'h3', 'h4', 'h5', 'h6']},
 }
+NETWORK = {'tor': ('pod', 10000000), 'pod': ('spine', 40000000),
+           'spine': (None, None)}
+"""network level -> (its parent, its uplinks' capacity in kbit/s)."""
+HOPS = {('h1', 'h2'): 2, ('h1', 'h3'): 4, ('h1', 'h5'): 6, ('h1', 'h6'): 5,
+        ('h5', 'h6'): 3}
+"""Some hop counts of that tree, for the rows."""
 LICENSED = {'oracle-hosts': (['h1', 'h2'], 'license:ORACLE'),
             'windows-hosts': (['h3', 'h4'], 'license:windows')}
 HOSTS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7']  # h7: in no domain
@@ -26,10 +36,33 @@ def world_aggregates() -> typing.List[topo.AggregateInfo]:
             'policy_scope_allow_identifiers': 'true'})
            for name, hosts in DOMAINS['zone'].items()]
         + [topo.AggregateInfo(name, name, hosts, {key: 'allowed'})
-           for name, (hosts, key) in LICENSED.items()])
+           for name, (hosts, key) in LICENSED.items()]
+        + [topo.AggregateInfo(name, name, hosts)
+           for level in NETWORK for name, hosts in DOMAINS[level].items()])
 
 
-TOPOLOGY = topo.from_aggregates(world_aggregates()).with_traits(TRAITS)
+@dataclasses.dataclass(frozen=True)
+class ScopeRecord:
+    """A stored network scope (what the topology reads of one)."""
+
+    name: str
+    aggregates: typing.Tuple[str, ...]
+    parent: typing.Optional[str]
+    uplink_kbps: typing.Optional[int]
+    network: bool = True
+    allow_identifiers: bool = False
+    obfuscate_identifiers: bool = False
+    obfuscate_namespace_uuid: typing.Optional[str] = None
+
+
+def world_scopes() -> typing.List[ScopeRecord]:
+    """The network levels, as the policy store keeps them."""
+    return [ScopeRecord(level, tuple(DOMAINS[level]), parent, kbps)
+            for level, (parent, kbps) in NETWORK.items()]
+
+
+TOPOLOGY = topo.from_aggregates(world_aggregates(),
+                                world_scopes()).with_traits(TRAITS)
 AGGREGATES = {h: {d for scope in DOMAINS.values()
                   for d, hosts in scope.items() if h in hosts}
               | {name for name, (hosts, _) in LICENSED.items()
