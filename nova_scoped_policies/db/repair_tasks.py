@@ -42,15 +42,22 @@ def process_owner() -> str:
     return f'{socket.gethostname()}:{os.getpid()}:{_started(os.getpid())}'
 
 
+GONE = ('Z', 'X')
+"""States of /proc/PID/stat of a process that has ended: a zombie (killed,
+not yet reaped by its parent) or dead."""
+
+
 def _started(pid: int) -> int:
     """When process ``pid`` of this host started (epoch seconds; now when
     /proc does not say).
 
-    :raises ProcessLookupError: no such process.
+    :raises ProcessLookupError: no such process, or one that has ended
+        (a zombie its parent has not reaped yet).
     """
     try:
         with open(f'/proc/{pid}/stat') as stat:
-            ticks = int(stat.read().rsplit(')', 1)[1].split()[19])
+            fields = stat.read().rsplit(')', 1)[1].split()
+        state, ticks = fields[0], int(fields[19])
         with open('/proc/stat') as stat:
             boot = next(float(line.split()[1]) for line in stat
                         if line.startswith('btime'))
@@ -58,6 +65,8 @@ def _started(pid: int) -> int:
         raise ProcessLookupError(pid)
     except (OSError, ValueError, IndexError, StopIteration):
         return int(time.time())
+    if state in GONE:
+        raise ProcessLookupError(pid)
     return int(boot + ticks / os.sysconf('SC_CLK_TCK'))
 
 
