@@ -25,11 +25,16 @@ stable order, each with what the moves before it left:
    violation (no more violations than before, no group or stack broken
    that was not); when the moves that can be taken in turn dead-end,
    CP-SAT orders them all by capacity and the order is checked step by
-   step.
+   step. A fewest-moves answer with no such order (a swap between full
+   hosts) is ruled out with every answer that fails for the same reason
+   (:func:`_ruled_out`) and the solver asked again: the plan is the
+   fewest moves that can be taken in order (a bystander making room
+   first, say).
 
 When no repair exists the plan is ``impossible`` and says which policy or
-resource stops it; when the search ran out of time (or found no order) it
-is ``not found in time``; either proposes nothing. :func:`greedy` is the
+resource stops it; when the search ran out of time (or no answer it
+found had an order) it is ``not found in time``; either proposes
+nothing. :func:`greedy` is the
 baseline of the benchmark: one violating server at a time, to the first
 host the filters pass, as a descheduler and the scheduler would.
 """
