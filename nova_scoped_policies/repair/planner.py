@@ -613,20 +613,27 @@ def _repair(state: _State, component: typing.Sequence[Target],
         up."""
         current = {s.id: state.placed[s.id] for s in servers}
         barred: typing.Dict[str, typing.Set[str]] = {}
+        bars: typing.Dict[str, str] = {}
         # a bystander goes only where it has room now: the room the
         # target needs is what bystanders leave, never the other way round
+        full: typing.Dict[tuple, typing.List[str]] = {}
         for server in servers:
             if server.id in mine or server.id in pinned:
                 continue
-            for host in problem.hosts:
-                if host.name != current[server.id] and \
-                        not state.fits(server, host.name):
-                    barred.setdefault(host.name, set()).add(_bar(server.id))
+            kind = (tuple(sorted(server.resources.items())),
+                    server.required, server.forbidden)
+            if kind not in full:
+                full[kind] = [h.name for h in problem.hosts
+                              if not state.fits(server, h.name)]
+            bar = _bar(server.id)
+            for host in full[kind]:
+                if host != current[server.id]:
+                    barred.setdefault(host, set()).add(bar)
+                    bars[server.id] = bar
         flavors = [model.Flavor(
             dict(s.resources),
             s.required | ({_pin(s.id)} if s.id in pinned else set()),
-            s.forbidden | ({_bar(s.id)} if any(
-                _bar(s.id) in b for b in barred.values()) else set()))
+            s.forbidden | ({bars[s.id]} if s.id in bars else set()))
             for s in servers]
         world = _world(state, servers, pinned, barred)
         searched = [model.Server(s.id, 'servers', f)
