@@ -366,7 +366,17 @@ class RepairTaskTest(RepairCloud):
 OTHER = 'a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5'
 
 
-class FullCloudRepairTest(stack_boots.StackCloud):
+class SmallHosts:
+    """Hosts of 4 VCPU (2 x ratio 2) and 8192 MB, none reserved."""
+
+    def start_service(self, name, *args, **kwargs):
+        if name == 'compute':
+            self.flags(cpu_allocation_ratio=2.0, ram_allocation_ratio=1.0,
+                       reserved_host_memory_mb=0)
+        return super().start_service(name, *args, **kwargs)
+
+
+class FullCloudRepairTest(SmallHosts, stack_boots.StackCloud):
     """Issue 37: g's two servers (anti-affinity:host) share hA and must
     split; hB, the only other host with room for a server of g once one
     server leaves it, is full of another project's soft-affinity servers
@@ -382,12 +392,6 @@ class FullCloudRepairTest(stack_boots.StackCloud):
     VERSION = 'scoped-policies 1.4'
 
     nova_client = RepairCloud.nova_client
-
-    def start_service(self, name, *args, **kwargs):
-        if name == 'compute':
-            self.flags(cpu_allocation_ratio=2.0, ram_allocation_ratio=1.0,
-                       reserved_host_memory_mb=0)
-        return super().start_service(name, *args, **kwargs)
 
     def flavor_of(self, name, vcpus, ram):
         return self.admin_api.post_flavor({'flavor': {
@@ -508,7 +512,7 @@ def live_migrations(api):
             'migrations'] if m['migration_type'] == 'live-migration')
 
 
-class SwapRepairTest(stack_boots.StackCloud):
+class SwapRepairTest(SmallHosts, stack_boots.StackCloud):
     """Issue 48: a stack of two pairs (``affinity:rack``, each host a rack
     of its own): p1 and q2 share hA with L, p2 and q1 share hB with M, both
     full; hC has room for one server. The pairs' own servers can only
@@ -528,12 +532,6 @@ class SwapRepairTest(stack_boots.StackCloud):
     hosts = FullCloudRepairTest.hosts
     task = RepairTaskTest.task
     until_ended = RepairTaskTest.until_ended
-
-    def start_service(self, name, *args, **kwargs):
-        if name == 'compute':
-            self.flags(cpu_allocation_ratio=2.0, ram_allocation_ratio=1.0,
-                       reserved_host_memory_mb=0)
-        return super().start_service(name, *args, **kwargs)
 
     def setUp(self):
         super().setUp()
