@@ -21,7 +21,8 @@ they run::
 ``blackhole``, ``delay`` and ``lose_answer`` take ``match``: the fault
 then strikes a connection only from its first chunk sent by the client
 that starts with those bytes (``b'POST /allocations'``: one HTTP request;
-the connection's earlier requests pass).
+the connection's earlier requests pass); ``proxy.struck`` (an event) is
+set when it does.
 
 A mode change cuts the connections open at the time (a client learns of a
 fault as it would of a restart), but with ``keep_open=True``: the
@@ -60,6 +61,9 @@ class FaultProxy:
         self.seconds = 0.0
         self.match = b''
         self.lost = 0
+        self.struck = threading.Event()
+        """Set when a chunk matched a fault's ``match``: the fault struck
+        (a test waits on it rather than sleeping)."""
         self._listener: typing.Optional[socket.socket] = None
         self._sockets: typing.Set[socket.socket] = set()
         self._lock = threading.Lock()
@@ -223,6 +227,8 @@ class FaultProxy:
                     first = False
                     if sock is client and not struck:
                         struck = first = data.startswith(match)
+                        if first:
+                            self.struck.set()
                     if not struck or mode == PASS:
                         (server if sock is client else client).sendall(data)
                     elif mode == DELAY:

@@ -11,7 +11,7 @@ A task's *owner* is the API process that runs it (``host:pid:start``);
 the process writes a heartbeat while it runs. A task whose owner is gone
 (the same host with no such process, or no heartbeat for
 ``stale_seconds``) is *interrupted*: its claims go, its moves done stay
-said.
+said, and so do those it was running then.
 """
 
 import dataclasses
@@ -42,15 +42,22 @@ def process_owner() -> str:
     return f'{socket.gethostname()}:{os.getpid()}:{_started(os.getpid())}'
 
 
+GONE = ('Z', 'X')
+"""States of /proc/PID/stat of a process that has ended: a zombie (killed,
+not yet reaped by its parent) or dead."""
+
+
 def _started(pid: int) -> int:
     """When process ``pid`` of this host started (epoch seconds; now when
     /proc does not say).
 
-    :raises ProcessLookupError: no such process.
+    :raises ProcessLookupError: no such process, or one that has ended
+        (a zombie its parent has not reaped yet).
     """
     try:
         with open(f'/proc/{pid}/stat') as stat:
-            ticks = int(stat.read().rsplit(')', 1)[1].split()[19])
+            fields = stat.read().rsplit(')', 1)[1].split()
+        state, ticks = fields[0], int(fields[19])
         with open('/proc/stat') as stat:
             boot = next(float(line.split()[1]) for line in stat
                         if line.startswith('btime'))
@@ -58,6 +65,8 @@ def _started(pid: int) -> int:
         raise ProcessLookupError(pid)
     except (OSError, ValueError, IndexError, StopIteration):
         return int(time.time())
+    if state in GONE:
+        raise ProcessLookupError(pid)
     return int(boot + ticks / os.sysconf('SC_CLK_TCK'))
 
 
@@ -242,11 +251,15 @@ class TaskStore:
             return _record(row)
 
     @staticmethod
-    def _end(session, row, status, done=None, failed=None) -> None:
+    def _end(session, row, status, done=None, failed=None,
+             running=False) -> None:
+        """:param running: the moves running now stay said (a task whose
+            process is gone: they may still run in Nova)."""
         row.status = status
         if done is not None:
             row.done = jsonutils.dumps(list(done))
-        row.current = None
+        if not running:
+            row.current = None
         row.failed = jsonutils.dumps(failed) if failed else row.failed
         row.finished_at = _now()
         session.execute(sa.delete(models.RepairTaskServer).where(
@@ -270,7 +283,9 @@ class TaskStore:
         """Mark interrupted every running task whose owner is gone: a
         process of this host that no longer runs (or this host's earlier
         life), or no heartbeat for ``stale_seconds``. Their claims go,
-        their moves done stay. Returns their ids.
+        their moves done stay, and so do the moves that were running
+        (``current``: Nova may still be carrying them out). Returns their
+        ids.
 
         :param alive: owner -> whether it runs (default: a process of
             this host with that pid and start runs; another host's owner
@@ -287,7 +302,7 @@ class TaskStore:
                 if row.owner == self.owner:
                     continue
                 if row.beat_at < oldest or not alive(row.owner):
-                    self._end(session, row, INTERRUPTED)
+                    self._end(session, row, INTERRUPTED, running=True)
                     found.append(row.uuid)
         return found
 

@@ -25,11 +25,16 @@ stable order, each with what the moves before it left:
    violation (no more violations than before, no group or stack broken
    that was not); when the moves that can be taken in turn dead-end,
    CP-SAT orders them all by capacity and the order is checked step by
-   step.
+   step. A fewest-moves answer with no such order (a swap between full
+   hosts) is ruled out with every answer that fails for the same reason
+   (:func:`_ruled_out`) and the solver asked again: the plan is the
+   fewest moves that can be taken in order (a bystander making room
+   first, say).
 
 When no repair exists the plan is ``impossible`` and says which policy or
-resource stops it; when the search ran out of time (or found no order) it
-is ``not found in time``; either proposes nothing. :func:`greedy` is the
+resource stops it; when the search ran out of time (or no answer it
+found had an order) it is ``not found in time``; either proposes
+nothing. :func:`greedy` is the
 baseline of the benchmark: one violating server at a time, to the first
 host the filters pass, as a descheduler and the scheduler would.
 """
@@ -324,8 +329,6 @@ server requires it and only its host has it (never leaves this module)."""
 BARRED = 'CUSTOM_NSP_REPAIR_NOT_'
 """Prefix of the trait that keeps a bystander off a host in a search:
 the server forbids it and the host has it."""
-RETRIES = 4
-"""How many times a fewest-moves answer with no order is asked again."""
 
 
 def _pin(server: str) -> str:
@@ -426,11 +429,24 @@ def _sequence(state: _State, servers: typing.Mapping[str, Server],
     each destination has room when its move starts (the moves before it
     done: their sources given back, their destinations taken), found by
     CP-SAT; None when there is none or none was found in time."""
+    return _capacity_order(state, servers, wanted, time_limit, workers)[1]
+
+
+def _capacity_order(state: _State, servers: typing.Mapping[str, Server],
+                    wanted: typing.Mapping[str, str], time_limit: float,
+                    workers: int,
+                    hosts: typing.Optional[typing.AbstractSet[str]] = None
+                    ) -> typing.Tuple[typing.Optional[bool],
+                                      typing.Optional[typing.List[str]]]:
+    """(whether an order of ``wanted`` keeps capacity: True, False, or
+    None when CP-SAT ran out of time; the order when True). With
+    ``hosts``, only their capacity counts (a relaxation: no order here,
+    none with every host counted)."""
     cp_model = solver._cp_model()
     names = sorted(wanted)
     n = len(names)
     m = cp_model.CpModel()
-    position = [m.NewIntVar(0, n - 1, f'p{i}') for i in range(n)]
+    position = [m.NewIntVar(0, max(0, n - 1), f'p{i}') for i in range(n)]
     m.AddAllDifferent(position)
     before = {}
     for a in range(n):
@@ -441,6 +457,8 @@ def _sequence(state: _State, servers: typing.Mapping[str, Server],
             before[a, b], before[b, a] = var, var.Not()
     for b, name in enumerate(names):
         host = wanted[name]
+        if hosts is not None and host not in hosts:
+            continue
         for rc, need in servers[name].resources.items():
             if not need:
                 continue
@@ -460,10 +478,65 @@ def _sequence(state: _State, servers: typing.Mapping[str, Server],
     engine.parameters.num_workers = workers
     engine.parameters.random_seed = 0
     status = engine.Solve(m)
+    if status == cp_model.INFEASIBLE:
+        return False, None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None
-    return sorted(names, key=lambda s: engine.Value(
+        return None, None
+    return True, sorted(names, key=lambda s: engine.Value(
         position[names.index(s)]))
+
+
+def _waiting(state: _State, servers: typing.Mapping[str, Server],
+             wanted: typing.Mapping[str, str]) -> typing.Set[str]:
+    """The destinations of the moves left waiting once every move that
+    has room is taken in turn (capacity only); ``state`` is left as it
+    was."""
+    pending = dict(wanted)
+    taken: typing.List[typing.Tuple[str, str]] = []
+    while pending:
+        ready = next((s for s in sorted(pending)
+                      if state.fits(servers[s], pending[s])), None)
+        if ready is None:
+            break
+        taken.append((ready, state.move(servers[ready],
+                                        pending.pop(ready))))
+    for name, source in reversed(taken):
+        state.move(servers[name], source)
+    return set(pending.values())
+
+
+def _ruled_out(state: _State, servers: typing.Mapping[str, Server],
+               assignments: typing.Mapping[str, str], time_limit: float,
+               workers: int) -> typing.List[typing.Tuple[str, str, bool]]:
+    """What rules out an answer no order of single moves can take (for
+    :func:`solver.reassign`'s ``excluded``), and every answer that fails
+    for the same reason.
+
+    When the capacity of a few hosts ``H`` alone allows no order (the
+    destinations of the moves left waiting, else every host a move
+    touches), the answer's part that touches ``H`` is ruled out: each
+    server that ends on a host of ``H`` ends there, each that leaves one
+    leaves it. Any answer with that part has, on every host of ``H``,
+    the same servers leaving and at least the same arriving, so no order
+    either: no repair that can be taken is ruled out, and the next
+    answer is the fewest moves among the others. Otherwise (the capacity
+    allows an order but a step would add a violation) only this answer
+    is ruled out."""
+    current = {s: state.placed[s] for s in assignments}
+    wanted = {s: h for s, h in assignments.items() if current[s] != h}
+    touched = set(wanted.values()) | {current[s] for s in wanted}
+    for hosts in (_waiting(state, servers, wanted), touched):
+        if not hosts:
+            continue
+        near = {s: h for s, h in wanted.items()
+                if h in hosts or current[s] in hosts}
+        found, _ = _capacity_order(state, servers, near, time_limit,
+                                   workers, hosts)
+        if found is False:
+            return [(s, h, True) if h in hosts else (s, current[s], False)
+                    for s, h in sorted(assignments.items())
+                    if h in hosts or current[s] in hosts]
+    return [(s, h, True) for s, h in sorted(assignments.items())]
 
 
 @dataclasses.dataclass
@@ -531,55 +604,65 @@ def _repair(state: _State, component: typing.Sequence[Target],
     mine = {s for t in component for s in t.servers}
 
     def search(servers, clauses, pinned, limit):
-        """(the solver's last answer, its moves in order or None). A
-        bystander may go only to a host that has room for it now; a
-        fewest-moves answer no order of single moves can take is asked
-        again with its bystanders' moves barred, at most :data:`RETRIES`
-        times."""
+        """(the solver's last answer, its moves in order or None, whether
+        answers were ruled out). A bystander may go only to a host that
+        has room for it now; a fewest-moves answer no order of single
+        moves can take is ruled out with every answer that fails for the
+        same reason (:func:`_ruled_out`) and the solver asked again,
+        until an answer has an order, none is left, or the time is
+        up."""
         current = {s.id: state.placed[s.id] for s in servers}
         barred: typing.Dict[str, typing.Set[str]] = {}
+        bars: typing.Dict[str, str] = {}
         # a bystander goes only where it has room now: the room the
         # target needs is what bystanders leave, never the other way round
+        full: typing.Dict[tuple, typing.List[str]] = {}
         for server in servers:
             if server.id in mine or server.id in pinned:
                 continue
-            for host in problem.hosts:
-                if host.name != current[server.id] and \
-                        not state.fits(server, host.name):
-                    barred.setdefault(host.name, set()).add(_bar(server.id))
+            kind = (tuple(sorted(server.resources.items())),
+                    server.required, server.forbidden)
+            if kind not in full:
+                full[kind] = [h.name for h in problem.hosts
+                              if not state.fits(server, h.name)]
+            bar = _bar(server.id)
+            for host in full[kind]:
+                if host != current[server.id]:
+                    barred.setdefault(host, set()).add(bar)
+                    bars[server.id] = bar
+        flavors = [model.Flavor(
+            dict(s.resources),
+            s.required | ({_pin(s.id)} if s.id in pinned else set()),
+            s.forbidden | ({bars[s.id]} if s.id in bars else set()))
+            for s in servers]
+        world = _world(state, servers, pinned, barred)
+        searched = [model.Server(s.id, 'servers', f)
+                    for s, f in zip(servers, flavors)]
+        by_id = {s.id: s for s in servers}
         deadline = time.monotonic() + limit
-        for _ in range(RETRIES + 1):
-            flavors = [model.Flavor(
-                dict(s.resources),
-                s.required | ({_pin(s.id)} if s.id in pinned else set()),
-                s.forbidden | ({_bar(s.id)} if any(
-                    _bar(s.id) in b for b in barred.values()) else set()))
-                for s in servers]
+        excluded: typing.List[typing.List[typing.Tuple[str, str, bool]]] = []
+        while True:
             found = solver.reassign(
-                [model.Server(s.id, 'servers', f)
-                 for s, f in zip(servers, flavors)],
-                _world(state, servers, pinned, barred), clauses, current,
-                max(0.5, deadline - time.monotonic()), workers)
+                searched, world, clauses, current,
+                max(0.5, deadline - time.monotonic()), workers,
+                excluded=excluded)
             if not found.feasible:
-                return found, None
-            ordered = _order(state, {s.id: s for s in servers}, component,
-                             found.assignments, left(), workers)
+                return found, None, bool(excluded)
+            ordered = _order(state, by_id, component, found.assignments,
+                             left(), workers)
             for move in reversed(ordered or ()):
                 state.move(problem.servers[move.server], move.source)
-            others = [(sid, host) for sid, host in found.assignments.items()
-                      if sid not in mine and current[sid] != host]
-            if ordered is not None or not others or \
-                    time.monotonic() >= deadline:
-                return found, ordered
-            for sid, host in others:
-                barred.setdefault(host, set()).add(_bar(sid))
-        return found, None
+            if ordered is not None or time.monotonic() >= deadline:
+                return found, ordered, bool(excluded)
+            excluded.append(_ruled_out(
+                state, by_id, found.assignments,
+                max(0.1, deadline - time.monotonic()), workers))
 
     ids = sorted({s for t in component for s in t.servers
                   if state.placed.get(s)})
     own = [c for t in component for c in t.clauses]
     bystanders = set(problem.servers) - set(ids) - set(moved)
-    narrow, ordered = search(
+    narrow, ordered, unordered = search(
         [problem.servers[s] for s in ids], [_placed(state, c) for c in own],
         set(moved) & set(ids), time_limit / (2 if bystanders else 1))
     best = None
@@ -589,7 +672,8 @@ def _repair(state: _State, component: typing.Sequence[Target],
     if bystanders and (best is None or len(best.moves) > 1):
         # moving a bystander may take fewer moves, or be the only way
         servers, clauses, pins = _widened(state, component, moved)
-        wide, ordered = search(servers, clauses, pins, left())
+        wide, ordered, more = search(servers, clauses, pins, left())
+        unordered = unordered or more
         if ordered is not None and (best is None or
                                     len(ordered) < len(best.moves)):
             best = _Outcome(REPAIRED, ordered, optimal=wide.optimal)
@@ -609,7 +693,8 @@ def _repair(state: _State, component: typing.Sequence[Target],
         return _Outcome(NOT_FOUND, reason=(
             f'{narrow.reason or wide.reason}, and moving one server at a '
             'time does not repair it'))
-    if not narrow.feasible and (wide is None or not wide.feasible):
+    if not unordered and not narrow.feasible and (
+            wide is None or not wide.feasible):
         extra = (', even with other servers moved to make room'
                  if wide is not None else '')
         return _Outcome(IMPOSSIBLE, reason=narrow.reason + extra)

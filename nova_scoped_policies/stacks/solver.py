@@ -1094,7 +1094,9 @@ class Reassignment:
 def reassign(servers: typing.Sequence[model.Server], world: World,
              clauses: typing.List[Clause],
              current: typing.Mapping[str, str], time_limit: float = 10.0,
-             workers: int = 1, seed: int = 0) -> Reassignment:
+             workers: int = 1, seed: int = 0,
+             excluded: typing.Sequence[typing.Sequence[
+                 typing.Tuple[str, str, bool]]] = ()) -> Reassignment:
     """Hosts for servers that run already, every hard clause and every
     host's capacity met, moving the fewest servers from ``current``; the
     soft policies' cost is the second objective. The same model as a
@@ -1105,6 +1107,10 @@ def reassign(servers: typing.Sequence[model.Server], world: World,
         where they run now (``current``), the topology.
     :param clauses: the hard and soft documents over the servers.
     :param current: server -> the host it runs on.
+    :param excluded: answers ruled out: each a conjunction of
+        ``(server, host, on)`` (``server`` is on ``host``, or with
+        ``on`` False is not) that no answer may meet in full. Not
+        feasible with them is not explained.
     :raises SolverUnavailable: OR-Tools is not installed.
     """
     started = time.monotonic()
@@ -1122,11 +1128,15 @@ def reassign(servers: typing.Sequence[model.Server], world: World,
              if slots[ti].host == current.get(built.servers[si].name)]
     for var in stays:
         built.m.AddHint(var, 1)
+    _exclude(built, excluded)
     built.m.Maximize(sum(stays))
     solver, status = _solve(cp_model, built, time_limit, workers, seed)
-    reason = _failed(cp_model, status, (stack, world, clauses, slots, rcs,
-                                        time_limit, workers, seed),
-                     f'no repair found in {time_limit:g} s')
+    if excluded and status == cp_model.INFEASIBLE:
+        reason = 'no repair but those ruled out'
+    else:
+        reason = _failed(cp_model, status, (stack, world, clauses, slots,
+                                            rcs, time_limit, workers, seed),
+                         f'no repair found in {time_limit:g} s')
     if reason is not None:
         return Reassignment(False, {}, reason=reason,
                             seconds=time.monotonic() - started,
@@ -1152,6 +1162,24 @@ def reassign(servers: typing.Sequence[model.Server], world: World,
                   if assignments[s.name] != current.get(s.name))
     return Reassignment(True, assignments, moved, '',
                         time.monotonic() - started, optimal, cost)
+
+
+def _exclude(built: _Model, excluded) -> None:
+    """No answer meets any of ``excluded`` in full (see :func:`reassign`):
+    a literal no slot can make true rules nothing out, one always true
+    is left out."""
+    slot_of = {slot.host: ti for ti, slot in enumerate(built.slots)}
+    for literals in excluded:
+        clause = []
+        for name, host, on in literals:
+            var = built.x.get((built.index[name], slot_of.get(host)))
+            if var is None:
+                if on:
+                    break
+                continue
+            clause.append(var.Not() if on else var)
+        else:
+            built.m.AddBoolOr(clause)
 
 
 # -- replay through the engine ------------------------------------------------

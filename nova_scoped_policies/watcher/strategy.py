@@ -19,6 +19,8 @@ LOG = logging.getLogger(__name__)
 NAME = 'scoped_policy_repair'
 DISPLAY_NAME = 'Scoped policy repair'
 LIVE = 'live'
+BYSTANDERS = 'bystanders'
+"""The audit parameter: other instances may move to make room."""
 _STORES: typing.Dict[str, store_api.PolicyStore] = {}
 """One policy store (one connection pool) per URL for the decision
 engine's life: Watcher loads a new strategy for every audit."""
@@ -35,9 +37,11 @@ class ScopedPolicyRepair(plugin.Named, base.BaseStrategy):
     moves (each fits the capacity the ones before it left and adds no
     violation; each server moves once),
     and the action plan holds exactly those moves, each action waiting for
-    the one before it (planner ``scoped_policy_sequence``). When no repair
-    exists the action plan is empty and its status message says which
-    policy or resource stops it.
+    the one before it (planner ``scoped_policy_sequence``). Other
+    instances may move to make room, as in the policy API's repair plans
+    (the audit parameter ``bystanders``). When no repair exists the
+    action plan is empty and its status message says which policy or
+    resource stops it.
 
     *Requirements*
 
@@ -50,8 +54,10 @@ class ScopedPolicyRepair(plugin.Named, base.BaseStrategy):
 
     * Live migration only: instances that are not active, and those the
       audit's scope excludes, count where they are and never move.
-    * Flavors' required traits are not in Watcher's data model: nova-
-      scheduler checks them at each move (no move is forced).
+    * Hosts' traits are not in Watcher's data model: nova-scheduler
+      checks a group's or stack's servers' traits at each move (no move is
+      forced); an instance whose flavor names traits, or whose owner
+      locked it, is never moved only to make room.
     """
 
     NAME = NAME
@@ -94,6 +100,24 @@ Related options: ``[scoped_policies_api] repair_time_limit`` of the policy
 API's own repair plans.
 """),
         ]
+
+    @classmethod
+    def get_schema(cls) -> dict:
+        """The audit's parameters."""
+        return {
+            'properties': {
+                BYSTANDERS: {
+                    'description': (
+                        'Instances of no broken group or stack may move to '
+                        'make room, when that takes fewer moves or is the '
+                        'only way (false: only the broken groups\' and '
+                        'stacks\' own instances move)'),
+                    'type': 'boolean',
+                    'default': True,
+                },
+            },
+            'additionalProperties': False,
+        }
 
     @property
     def store(self) -> store_api.PolicyStore:
@@ -147,7 +171,8 @@ API's own repair plans.
     def do_execute(self, audit=None) -> None:
         model = self.compute_model
         found = world.plan(model, self.store, self.nova,
-                           self.config.time_limit)
+                           self.config.time_limit,
+                           self.input_parameters.get(BYSTANDERS, True))
         if found.status == planner.REPAIRED and _repeats(found.moves):
             # Watcher keeps one of two equal actions: the order would break
             found = planner.Plan(

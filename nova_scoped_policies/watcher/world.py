@@ -11,10 +11,14 @@ administrator:
   it), less what stack decisions hold on it and Watcher's model does not
   see. A node that is disabled or down takes no new server: no capacity.
 * **Servers**: the model's instances, with their node and flavor (VCPU,
-  MEMORY_MB, DISK_GB); the plan moves only members of a target (no other
-  server is moved to make room). Only active instances can be
-  live-migrated: the others, and those the audit's scope excludes, count
-  where they are and never move.
+  MEMORY_MB, DISK_GB). Besides the targets' members, every other
+  instance is a *bystander* the plan may move to make room, as the policy
+  API's plans do (``bystanders=False``: only the targets' members move).
+  Only active instances can be live-migrated: the others, and those the
+  audit's scope excludes, count where they are and never move. Nor does a
+  bystander whose owner locked it, or whose flavor names traits
+  (``trait:...`` extra specs): Watcher's model has no hosts' traits, and a
+  move made only to make room must not be one nova-scheduler refuses.
 * **Targets**: every server group with scoped policies in the policy store
   (its members there and Nova's, less the excluded), and every stack
   decision (the instances booted for its servers).
@@ -118,17 +122,35 @@ def _hosts(compute_model, held: typing.Mapping[str, typing.Mapping[str, int]]
     return tuple(sorted(found, key=lambda h: h.name))
 
 
-def _servers(placements) -> typing.Dict[str, service.Server]:
-    """Every instance the model places, as the repair service takes
-    it; only an active one Watcher's scope does not exclude may move."""
+TRAIT = 'trait:'
+"""Prefix of a flavor's extra specs that require or forbid a trait."""
+
+
+def _movable(instance, member: bool) -> bool:
+    """An active instance Watcher's scope does not exclude may move; a
+    bystander (``member`` False) only when its owner did not lock it and
+    its flavor names no trait."""
+    if instance.state != MOVABLE or instance.watcher_exclude:
+        return False
+    if member:
+        return True
+    specs = getattr(instance, 'flavor_extra_specs', None) or {}
+    return not getattr(instance, 'locked', False) and not any(
+        key.startswith(TRAIT) for key in specs)
+
+
+def _servers(placements, members: typing.AbstractSet[str]
+             ) -> typing.Dict[str, service.Server]:
+    """Every instance the model places, as the repair service takes it,
+    each movable or not (:func:`_movable`; ``members``: the instances of
+    a group or stack)."""
     found = {}
     for sid in sorted(placements):
         instance, node = placements[sid]
         found[sid] = service.Server(
             sid, node.hostname, _resources(instance),
             getattr(instance, 'project_id', '') or '',
-            movable=instance.state == MOVABLE and
-            not instance.watcher_exclude)
+            movable=_movable(instance, sid in members))
     return found
 
 
@@ -170,25 +192,32 @@ def cloud(compute_model, store, nova: Nova) -> service.Cloud:
             dict(record.instances), {u: where.get(u) for u in servers},
             {u: tuple(sorted({where[m] for m in members(u) if m in where}))
              for u in server_groups})
+    found = tuple(service.Group(uuid, g.project_id, g.document,
+                                tuple(members(uuid)))
+                  for uuid, g in groups.items())
+    read = tuple(stack(r) for r in stacks)
+    mine = {m for g in found for m in g.members} | {
+        i for s in read for i in s.instances.values()}
     return service.Cloud(
-        _hosts(compute_model, _held(stacks)), _servers(placements),
-        tuple(service.Group(uuid, g.project_id, g.document,
-                            tuple(members(uuid)))
-              for uuid, g in groups.items()),
-        tuple(stack(r) for r in stacks), topology)
+        _hosts(compute_model, _held(stacks)), _servers(placements, mine),
+        found, read, topology)
 
 
-def plan(compute_model, store, nova: Nova, time_limit: float
-         ) -> planner.Plan:
+def plan(compute_model, store, nova: Nova, time_limit: float,
+         bystanders: bool = True) -> planner.Plan:
     """The repair plan of every group and stack decision (the repair
-    service's, only their servers moved)."""
+    service's).
+
+    :param bystanders: other instances may move to make room (False: only
+        the groups' and stacks' own)."""
     return service.plan(lambda wide: cloud(compute_model, store, nova),
                         service.Asked(), service.ADMIN, time_limit,
-                        bystanders=False).plan
+                        bystanders=bystanders).plan
 
 
-def read(compute_model, store, nova: Nova) -> planner.Problem:
+def read(compute_model, store, nova: Nova,
+         bystanders: bool = True) -> planner.Problem:
     """The planner's problem :func:`plan` solves."""
     return service.assemble(cloud(compute_model, store, nova),
                             service.Asked(), service.ADMIN,
-                            bystanders=False).problem
+                            bystanders=bystanders).problem

@@ -54,7 +54,7 @@ class StackCloud(base.ScopedPoliciesTestCase):
 
     def setUp(self):
         tmp = self.useFixture(fixtures.TempDir()).path
-        url = f'sqlite:///{tmp}/store.db'
+        url = self.store_url(tmp)
         self.store = store_api.PolicyStore(url)
         migration.upgrade(self.store.engine)
         self.addCleanup(self.store.engine.dispose)
@@ -82,6 +82,10 @@ class StackCloud(base.ScopedPoliciesTestCase):
 
     FLAVOR = 'm1.medium'
     VERSION = 'scoped-policies 1.1'
+
+    def store_url(self, directory):
+        """The policy store's database (an SQLite file in ``directory``)."""
+        return f'sqlite:///{directory}/store.db'
 
     def nova_client(self):
         """The policy API's Nova client (``[nova]``), or None."""

@@ -8,6 +8,9 @@ PostgreSQL and MariaDB."""
 import datetime
 import multiprocessing
 import socket
+import subprocess
+import sys
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -84,7 +87,8 @@ def test_a_task_whose_process_is_gone_is_interrupted(store):
     assert found == [task.id]
     shown = task_db.TaskStore(store).get(task.id)
     assert shown.status == task_db.INTERRUPTED
-    assert shown.done == moves(S1) and shown.current == []
+    # what it was running may still run in Nova: said
+    assert shown.done == moves(S1) and shown.current == moves(S2)
     # its servers are free for a new plan's task
     task_db.TaskStore(store).create('admin', 'stack s', moves(S2))
     # no heartbeat for longer than the bound: interrupted too
@@ -147,3 +151,24 @@ def two_processes_never_claim_one_server(store):
     assert {r.split()[1] for r in busy} <= {S1, S2}
     (winner,) = set(results) - set(busy)
     assert task_db.TaskStore(store).get(winner).status == task_db.RUNNING
+
+
+def test_a_killed_process_not_yet_reaped_is_gone():
+    # a process killed outright stays a zombie until its parent reaps it:
+    # its task's owner is gone all the same
+    child = subprocess.Popen([sys.executable, '-c', 'import time; '
+                              'time.sleep(60)'])
+    try:
+        owner = f'{socket.gethostname()}:{child.pid}:' \
+            f'{task_db._started(child.pid)}'
+        assert task_db._alive(owner)
+        child.kill()
+        with open(f'/proc/{child.pid}/stat') as stat:
+            while stat.read().rsplit(')', 1)[1].split()[0] != 'Z':
+                time.sleep(0.01)
+                stat.seek(0)
+        assert not task_db._alive(owner)
+    finally:
+        child.kill()
+        child.wait()
+    assert not task_db._alive(owner)

@@ -83,14 +83,15 @@ class WatcherTest(watcher_base.WatcherBaseTestCase):
         self.model = fakes.compute_model(nodes or [
             fakes.node(h) for hs in self.RACKS.values() for h in hs], where)
 
-    def audit(self):
-        """Run a one-shot audit of the goal with the strategy; the action
-        plan, its actions from first to last (each the only child of the
-        one before), and its efficacy indicators."""
+    def audit(self, **parameters):
+        """Run a one-shot audit of the goal with the strategy (and these
+        audit parameters); the action plan, its actions from first to last
+        (each the only child of the one before), and its efficacy
+        indicators."""
         audit = objects.Audit(
             self.context, uuid=fakes.uid(f'audit/{self.id()}'),
             name='repair', audit_type=objects.audit.AuditType.ONESHOT.value,
-            state=objects.audit.State.PENDING, parameters={},
+            state=objects.audit.State.PENDING, parameters=parameters,
             goal_id=objects.Goal.get_by_name(self.context, goal.NAME).id,
             strategy_id=objects.Strategy.get_by_name(
                 self.context, strategy.NAME).id, scope=[],
@@ -136,6 +137,13 @@ class WatcherTest(watcher_base.WatcherBaseTestCase):
             sequence.SequencePlanner)
         # Watcher's listing of its plugins' options has the strategy's
         self.assertIn(GROUP, dict(watcher_plugins.list_opts()))
+        # and its database the strategy's audit parameters
+        spec = objects.Strategy.get_by_name(
+            self.context, strategy.NAME).parameters_spec
+        self.assertEqual({'type': 'boolean', 'default': True},
+                         {k: v for k, v in spec['properties'][
+                             strategy.BYSTANDERS].items()
+                          if k != 'description'})
         # and Watcher's database knows the goal with its indicators
         stored = objects.Goal.get_by_name(self.context, goal.NAME)
         self.assertIn(efficacy.VIOLATIONS_AFTER, [
@@ -167,22 +175,48 @@ class WatcherTest(watcher_base.WatcherBaseTestCase):
                          indicators)
         self.assertEqual(100, plan.global_efficacy[0]['value'])
 
-    def swap(self):
+    def swap(self, bystander=False, **parameters):
         """Two pairs of a stack, each pair wants one rack: p1 and q2
-        share the full hA, p2 and q1 the full hB; hC has room for one."""
+        share the full hA (with L, an instance of no group, when
+        ``bystander``), p2 and q1 the full hB; hC has room for one."""
         racks = {'rA': ['hA'], 'rB': ['hB'], 'rC': ['hC']}
         self.nova.aggregates = {fakes.uid(r): frozenset(h)
                                 for r, h in racks.items()}
         self.store.delete_scope('rack')
         self.store.create_scope('rack',
                                 aggregates=[fakes.uid(r) for r in racks])
-        self.cloud({'p1': 'hA', 'q2': 'hA', 'p2': 'hB', 'q1': 'hB'},
-                   [fakes.node('hA'), fakes.node('hB'),
-                    fakes.node('hC', vcpus=1)])
+        where = {'p1': 'hA', 'q2': 'hA', 'p2': 'hB', 'q1': 'hB'}
+        if bystander:
+            where['L'] = 'hA'
+        self.cloud(where, [fakes.node('hA', vcpus=len(
+            [h for h in where.values() if h == 'hA'])), fakes.node('hB'),
+            fakes.node('hC', vcpus=1)])
         fakes.stack(self.store, 's', fakes.PAIRS, {
             'p-1': ('p1', 'hA'), 'p-2': ('p2', 'hB'),
             'q-1': ('q1', 'hB'), 'q-2': ('q2', 'hA')})
-        return self.audit()
+        return self.audit(**parameters)
+
+    def test_a_bystander_makes_room_for_the_swap(self):
+        # issue 48: L leaves the full hA for hC, then the pairs join; the
+        # action plan holds the repair service's plan, as the API's does
+        plan, chain, indicators = self.swap(bystander=True)
+        self.assertEqual([(m.server, m.source, m.destination)
+                          for m in self.planned()], self.moves(chain))
+        moved = self.moves(chain)
+        self.assertEqual(3, len(moved), moved)
+        self.assertEqual((fakes.uid('L'), 'hA', 'hC'), moved[0])
+        self.assertEqual(3, len({m[0] for m in moved}))
+        self.assertEqual({efficacy.VIOLATIONS_BEFORE: 2,
+                          efficacy.VIOLATIONS_AFTER: 0,
+                          efficacy.MIGRATIONS: 3, efficacy.TEMPORARY: 0},
+                         indicators)
+
+    def test_an_audit_may_keep_the_bystanders_where_they_are(self):
+        plan, chain, indicators = self.swap(bystander=True,
+                                            bystanders=False)
+        self.assertEqual([], chain)
+        self.assertTrue(plan.status_message.startswith(
+            'not found in time: stack '), plan.status_message)
 
     def test_a_swap_that_moves_a_server_twice_is_not_planned(self):
         # each server moves once in a plan: the swap through the free host

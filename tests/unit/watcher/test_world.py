@@ -49,7 +49,11 @@ def test_a_group_over_the_model_and_the_aggregates(store):
     [target] = problem.targets
     assert (target.kind, target.id) == (planner.GROUP, gid)
     assert target.servers == {fakes.uid(m) for m in 'abc'}
-    assert set(problem.servers) == target.servers
+    # the instance of no group is a bystander that may make room
+    assert set(problem.servers) == target.servers | {fakes.uid('other')}
+    assert not problem.servers[fakes.uid('other')].required
+    assert set(world.read(model, store, nova, bystanders=False).servers
+               ) == target.servers
     assert problem.servers[fakes.uid('a')] == planner.Server(
         fakes.uid('a'), 'h11', {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 1})
     assert problem.topology.domains_of('rack', 'h12') == (
@@ -98,3 +102,22 @@ def test_a_stack_that_cannot_be_read_is_left_out(store, caplog):
     model = fakes.compute_model(nodes(), {})
     assert world.read(model, store, fakes.Nova(RACKS)).targets == ()
     assert 'cannot be read any more' in caplog.text
+
+
+@pytest.mark.parametrize('fields', [
+    {'state': 'stopped'}, {'watcher_exclude': True}, {'locked': True},
+    {'flavor_extra_specs': {'trait:CUSTOM_SSD': 'required'}},
+    {'flavor_extra_specs': {'trait:CUSTOM_GPU': 'forbidden'}}])
+def test_bystanders_that_may_not_be_moved_to_make_room_stay(store, fields):
+    # a member would still move, nova-scheduler checking its traits
+    fakes.group(store, 'db', ['anti-affinity:rack'], ['a', 'b'])
+    model = fakes.compute_model(nodes(), {'a': 'h11', 'b': 'h12',
+                                          'other': 'h21', 'free': 'h22'},
+                                other=fields, b=dict(fields, state='active',
+                                                     watcher_exclude=False))
+    problem = world.read(model, store, fakes.Nova(RACKS))
+    stays = problem.servers[fakes.uid('other')].required
+    assert stays
+    assert [h.name for h in problem.hosts if stays <= h.traits] == ['h21']
+    assert not problem.servers[fakes.uid('free')].required
+    assert not problem.servers[fakes.uid('b')].required
