@@ -97,3 +97,17 @@ def test_no_test_skips():
                                   f'{word}' for word in SKIPS
                                   if word in line]
     assert not found, found
+
+
+def test_a_service_that_fails_is_one_error_mapped_once():
+    """A service that does not answer (Placement, Nova, a configuration
+    file) is :class:`nova_scoped_policies.errors.Unavailable`, wherever it
+    is raised; the API's ``FAULTS`` (api/util.py) alone makes it a 503."""
+    found = [f'{path}: {line.strip()}'
+             for package in ('api', 'stacks', 'repair', 'watcher', 'db')
+             if os.path.isdir(os.path.join(PACKAGE, package))
+             for path, text in _modules(package)
+             for line in text.splitlines()
+             if 'HTTPServiceUnavailable' in line and
+             not path.endswith(os.path.join('api', 'util.py'))]
+    assert not found, found

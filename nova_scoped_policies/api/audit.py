@@ -18,6 +18,7 @@ from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import records
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.engine import audit as audit_mod
+from nova_scoped_policies import errors
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies import identifiers
 from nova_scoped_policies import policy
@@ -104,7 +105,7 @@ class StackRead:
 def read_stack(service, record: stack_db.StackRecord) -> StackRead:
     """Read where a stack's servers and the ends of its relationships are.
 
-    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    :raises nova_scoped_policies.errors.Unavailable: Placement failed.
     :raises webob.exc.HTTPConflict: the stack names a scope that is gone.
     """
     parsed = stack_model.parse(record.document)
@@ -118,9 +119,8 @@ def read_stack(service, record: stack_db.StackRecord) -> StackRead:
         raise webob.exc.HTTPConflict(
             explanation=f'the stack cannot be read any more: {exc}')
     except pc.PlacementError as exc:
-        raise webob.exc.HTTPServiceUnavailable(
-            explanation=f'cannot read the stack\'s hosts: Placement '
-            f'answered {exc}')
+        raise errors.Unavailable.placement('read the stack\'s hosts',
+                                           exc) from exc
     booted = [s.instance_uuid for s in record.servers.values()
               if s.instance_uuid and s.state != stack_db.HELD]
     placed = where(record, hosts_mod.member_placements(

@@ -8,11 +8,10 @@ import datetime
 import logging
 import typing
 
-import webob.exc
-
 from nova_scoped_policies.api import world as world_mod
 from nova_scoped_policies.conf import api as api_conf
 from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies import errors
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
 from nova_scoped_policies.stacks.deadline import Deadline
@@ -84,9 +83,9 @@ class Holder:
                      stack.name)
             raise stack_service.Taken()
         except pc.PlacementError as exc:
-            raise webob.exc.HTTPServiceUnavailable(
-                explanation='cannot hold the decision: Placement answered '
-                f'{exc}; {self._undo(held, exc)}')
+            raise errors.Unavailable(
+                'cannot hold the decision: Placement answered '
+                f'{exc}; {self._undo(held, exc)}') from exc
         held.expires_at = now + datetime.timedelta(
             seconds=stack.lease_seconds)
         return held
@@ -141,8 +140,8 @@ class Recorder:
         except stack_db.Gone:
             # Placement answered after the record's deadline: the reaper
             # gave the decision up; the core releases the late holds
-            raise webob.exc.HTTPServiceUnavailable(
-                explanation='cannot hold the decision: Placement answered '
+            raise errors.Unavailable(
+                'cannot hold the decision: Placement answered '
                 'too late; nothing is held') from None
 
 

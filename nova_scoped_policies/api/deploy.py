@@ -31,6 +31,7 @@ from nova_scoped_policies.conf import api as api_conf
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import migration
 from nova_scoped_policies.db import repair_tasks
+from nova_scoped_policies import errors
 from nova_scoped_policies import notifications
 from nova_scoped_policies.placement import client as pc
 
@@ -237,7 +238,7 @@ def start_reaper(service: Service) -> threading.Thread:
         while not service.stopping.wait(interval):
             try:
                 stacks.reap(service, store)
-            except webob.exc.HTTPServiceUnavailable:
+            except errors.Unavailable:
                 pass   # Placement failed; reap logged it, the next run retries
             except Exception:  # keep reaping; say why once per run
                 LOG.exception('Stack reaper run failed')

@@ -43,14 +43,13 @@ import os
 import typing
 
 from oslo_config import cfg
-import webob.exc
-
 from nova_scoped_policies.api import hosts as hosts_mod
 from nova_scoped_policies.api import repairs
 from nova_scoped_policies.api import topologies
 from nova_scoped_policies.conf import scheduler as sched_conf
 from nova_scoped_policies.db import stacks as stack_db
 from nova_scoped_policies.engine import forbidden_aggregates
+from nova_scoped_policies import errors
 from nova_scoped_policies import export
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
@@ -260,7 +259,7 @@ def _groups(service, nova_groups: typing.Mapping[str, dict]
 def read(service) -> export.Cloud:
     """The cloud as it runs.
 
-    :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
+    :raises nova_scoped_policies.errors.Unavailable: Placement or Nova failed.
     """
     placement = service.placement
     nova = service.nova
@@ -288,9 +287,8 @@ def read(service) -> export.Cloud:
             running, held = _running(placement, pool.map, providers, roots,
                                      names, nova_servers)
     except pc.PlacementError as exc:
-        raise webob.exc.HTTPServiceUnavailable(
-            explanation=f'cannot read the cloud for an export: Placement '
-            f'answered {exc}')
+        raise errors.Unavailable.placement('read the cloud for an export',
+                                           exc) from exc
     groups, member_of = _groups(service, nova_groups)
     servers = []
     for uuid, found in sorted(running.items()):
@@ -321,7 +319,7 @@ def scheduler_config(conf: cfg.ConfigOpts) -> export.Config:
     ``[filter_scheduler]``); without them, this service's own
     ``[scoped_policies]`` and no ``[filter_scheduler]``.
 
-    :raises webob.exc.HTTPServiceUnavailable: a file cannot be read.
+    :raises nova_scoped_policies.errors.Unavailable: a file cannot be read.
     """
     files = conf.scoped_policies_api.scheduler_config_files
     if not files:
@@ -347,9 +345,10 @@ def scheduler_config(conf: cfg.ConfigOpts) -> export.Config:
         else:
             theirs = _as_written(files, FILTER_SCHEDULER)
     except (cfg.Error, OSError) as exc:
-        raise webob.exc.HTTPServiceUnavailable(
-            explanation='cannot read nova-scheduler\'s options '
-            f'([scoped_policies_api] scheduler_config_files): {exc}')
+        raise errors.Unavailable(
+            'cannot read nova-scheduler\'s options '
+            f'([scoped_policies_api] scheduler_config_files): {exc}'
+        ) from exc
     return export.Config(ours, theirs)
 
 

@@ -10,6 +10,7 @@ import typing
 
 import webob.exc
 
+from nova_scoped_policies import errors
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.stacks import service as stack_service
 
@@ -17,16 +18,11 @@ from nova_scoped_policies.stacks import service as stack_service
 _CHUNK = 100
 
 
-def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
-    return webob.exc.HTTPServiceUnavailable(
-        explanation=f'cannot {what}: Placement answered {exc}')
-
-
 def hosts_in(placement: pc.PlacementClient,
              aggregates: typing.Iterable[str]) -> typing.Set[str]:
     """Names of the hosts in any of ``aggregates``.
 
-    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    :raises nova_scoped_policies.errors.Unavailable: Placement failed.
     """
     aggregates = sorted(aggregates)
     found: typing.Set[str] = set()
@@ -36,7 +32,8 @@ def hosts_in(placement: pc.PlacementClient,
             found.update(p['name'] for p in placement.list_providers(
                 member_of=[f'in:{chunk}']))
     except pc.PlacementError as exc:
-        raise _unavailable('read the hosts of the aggregates', exc)
+        raise errors.Unavailable.placement(
+            'read the hosts of the aggregates', exc)
     return found
 
 
@@ -90,7 +87,7 @@ def member_placements(placement: pc.PlacementClient,
     """Member -> host from their allocations (consumer = instance uuid),
     and the aggregates of those hosts. One provider read per distinct host.
 
-    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    :raises nova_scoped_policies.errors.Unavailable: Placement failed.
     """
     hosts: typing.Dict[str, typing.Optional[str]] = {}
     roots: typing.Dict[str, typing.Tuple[str, str]] = {}
@@ -113,7 +110,7 @@ def member_placements(placement: pc.PlacementClient,
                 hosts[member] = name
                 break
     except pc.PlacementError as exc:
-        raise _unavailable('read where the members run', exc)
+        raise errors.Unavailable.placement('read where the members run', exc)
     return Placements(hosts, aggregates)
 
 
@@ -129,7 +126,7 @@ def check_owner(placement: pc.PlacementClient, instance: str,
     so ids cannot be probed.
 
     :raises webob.exc.HTTPNotFound: the instance is another project's.
-    :raises webob.exc.HTTPServiceUnavailable: Nova or Placement failed.
+    :raises nova_scoped_policies.errors.Unavailable: Nova or Placement failed.
     """
     if nova is not None:
         if nova.server_project(instance) != project_id:
@@ -140,7 +137,7 @@ def check_owner(placement: pc.PlacementClient, instance: str,
         found = placement.request('GET', f'/allocations/{instance}',
                                   version='1.12').json()
     except pc.PlacementError as exc:
-        raise _unavailable('read whose the instance is', exc)
+        raise errors.Unavailable.placement('read whose the instance is', exc)
     owner = found.get('project_id')
     if found.get('allocations') and owner != project_id:
         raise webob.exc.HTTPNotFound(

@@ -11,10 +11,9 @@ import typing
 
 from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
-import webob.exc
-
 from nova_scoped_policies.conf import api as api_conf
 from nova_scoped_policies.conf import ksa
+from nova_scoped_policies import errors
 
 COMPUTE_VERSION = '2.64'
 """``policy`` and ``rules`` of server groups; any later one will do."""
@@ -49,7 +48,7 @@ class NovaGroups:
         """The group's members as Nova lists them; none if Nova does not
         know the group.
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         group = self.group(uuid)
         return list(group['members']) if group else []
@@ -61,21 +60,20 @@ class NovaGroups:
                 path, raise_exc=False,
                 headers={'OpenStack-API-Version': f'compute {version}'})
         except ks_exc.ClientException as exc:
-            raise webob.exc.HTTPServiceUnavailable(
-                explanation=f'cannot read {what} from Nova: {exc}')
+            raise errors.Unavailable(
+                f'cannot read {what} from Nova: {exc}') from exc
         if resp.status_code == 404:
             return None
         if resp.status_code != 200:
-            raise webob.exc.HTTPServiceUnavailable(
-                explanation=f'cannot read {what} from Nova: '
-                f'{resp.status_code}')
+            raise errors.Unavailable(
+                f'cannot read {what} from Nova: {resp.status_code}')
         return resp.json()
 
     def aggregate_hosts(self) -> typing.Dict[str, typing.FrozenSet[str]]:
         """Every host aggregate's hosts, in one call: aggregate uuid ->
         compute host names.
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         found = self._get('/os-aggregates', 'the host aggregates') or {}
         return {a['uuid']: frozenset(a.get('hosts') or ())
@@ -85,7 +83,7 @@ class NovaGroups:
         """Every host aggregate (``uuid``, ``name``, ``hosts``,
         ``metadata``), in one call (Nova does not page them).
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         found = self._get('/os-aggregates', 'the host aggregates') or {}
         return list(found.get('aggregates', ()))
@@ -94,7 +92,7 @@ class NovaGroups:
         """Every server of every project (``id``, ``name``,
         ``tenant_id``...), ``page`` at a time (``limit`` and ``marker``).
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         marker = None
         while True:
@@ -114,7 +112,7 @@ class NovaGroups:
         ``policy``, ``rules``, ``members``, ``project_id``), ``page`` at a
         time (``limit`` and ``offset``).
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         offset = 0
         while True:
@@ -132,7 +130,7 @@ class NovaGroups:
     def server_project(self, uuid: str) -> typing.Optional[str]:
         """The project of a server, or None when Nova has no such server.
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         found = self._get(f'/servers/{uuid}', f'server {uuid}')
         return found['server'].get('tenant_id') if found else None
@@ -141,7 +139,7 @@ class NovaGroups:
         """The server group Nova booted a server into, or None (none, or
         Nova has no such server).
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         found = self._get(f'/servers/{uuid}', f'server {uuid}',
                           version=SERVER_GROUPS_VERSION)
@@ -151,7 +149,7 @@ class NovaGroups:
     def group(self, uuid: str) -> typing.Optional[dict]:
         """Nova's server group (``project_id``, ``members``...), or None.
 
-        :raises webob.exc.HTTPServiceUnavailable: Nova failed.
+        :raises nova_scoped_policies.errors.Unavailable: Nova failed.
         """
         try:
             resp = self.adapter.get(
@@ -159,13 +157,12 @@ class NovaGroups:
                 headers={'OpenStack-API-Version':
                          f'compute {COMPUTE_VERSION}'})
         except ks_exc.ClientException as exc:
-            raise webob.exc.HTTPServiceUnavailable(
-                explanation=f'cannot read server group {uuid} from Nova: '
-                f'{exc}')
+            raise errors.Unavailable(
+                f'cannot read server group {uuid} from Nova: {exc}') from exc
         if resp.status_code == 404:
             return None
         if resp.status_code != 200:
-            raise webob.exc.HTTPServiceUnavailable(
-                explanation=f'cannot read server group {uuid} from Nova: '
+            raise errors.Unavailable(
+                f'cannot read server group {uuid} from Nova: '
                 f'{resp.status_code} {resp.text}')
         return resp.json()['server_group']

@@ -26,6 +26,7 @@ from oslo_log import log as logging
 import webob.exc
 
 from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies import errors
 
 LOG = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ def read(adapter, project_id: str) -> typing.Dict[str, Quota]:
     """The project's limits and usage of :data:`RESOURCES`, from Nova.
 
     :param adapter: a keystoneauth1 Adapter of the compute API.
-    :raises webob.exc.HTTPServiceUnavailable: Nova did not answer them.
+    :raises nova_scoped_policies.errors.Unavailable: Nova did not answer them.
     """
     what = f'the quota of project {project_id} from Nova'
     try:
@@ -170,8 +171,7 @@ def read(adapter, project_id: str) -> typing.Dict[str, Quota]:
             f'/os-quota-sets/{project_id}/detail', raise_exc=False,
             headers={'OpenStack-API-Version': f'compute {QUOTA_VERSION}'})
     except ks_exc.ClientException as exc:
-        raise webob.exc.HTTPServiceUnavailable(
-            explanation=f'cannot read {what}: {exc}')
+        raise errors.Unavailable(f'cannot read {what}: {exc}') from exc
     try:
         if resp.status_code != 200:
             raise ValueError(resp.status_code)
@@ -181,8 +181,8 @@ def read(adapter, project_id: str) -> typing.Dict[str, Quota]:
                          int(found[r].get('reserved') or 0))
                 for r in RESOURCES if r in found}
     except (ValueError, KeyError, TypeError) as exc:
-        raise webob.exc.HTTPServiceUnavailable(
-            explanation=f'cannot read {what}: {str(exc)[:200]}')
+        raise errors.Unavailable(
+            f'cannot read {what}: {str(exc)[:200]}') from exc
 
 
 def held(store: stack_db.StackStore, project_id: str,
@@ -217,7 +217,7 @@ def check_decision(service, store: stack_db.StackStore, project_id: str,
     ``resources``) fit the project's quota with what it uses and holds.
 
     :raises webob.exc.HTTPForbidden: "Quota exceeded for <resource>".
-    :raises webob.exc.HTTPServiceUnavailable: Nova did not answer.
+    :raises nova_scoped_policies.errors.Unavailable: Nova did not answer.
     """
     found = _exceeded(service, store, project_id, Amounts.of(resources))
     if found is not None:
@@ -236,18 +236,18 @@ def check_held(service, store: stack_db.StackStore,
 
     :raises webob.exc.HTTPForbidden: "Quota exceeded for <resource>"; once
         held, the caller gives the holds back.
-    :raises webob.exc.HTTPServiceUnavailable: Nova did not answer a
+    :raises nova_scoped_policies.errors.Unavailable: Nova did not answer a
         renewal (once held, the check before the decision stands).
     """
     try:
         found = _exceeded(service, store, record.project_id,
                           _holding(record), but=record.id,
                           asked_in_use=True)
-    except webob.exc.HTTPServiceUnavailable as exc:
+    except errors.Unavailable as exc:
         if renewing:
             raise
         LOG.warning('Stack %s: its quota not checked again once held: %s',
-                    record.id, exc.explanation)
+                    record.id, exc)
         return
     if found is not None:
         raise _forbidden(found, renewing)

@@ -39,6 +39,7 @@ from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies import errors
 from nova_scoped_policies import identifiers
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
@@ -92,11 +93,6 @@ class Read:
     def of(cls, found: repair_service.Assembled) -> 'Read':
         return cls(found.problem, found.owners, found.names,
                    projects=found.projects)
-
-
-def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
-    return webob.exc.HTTPServiceUnavailable(
-        explanation=f'cannot {what}: Placement answered {exc}')
 
 
 def _group_members(service, record) -> typing.List[str]:
@@ -315,7 +311,7 @@ def cloud(service, asked: Asked, wide: bool = False
         instance on one (a server the plan may move to make room); else
         the groups and stacks asked for, their servers and the hosts that
         could take one of them.
-    :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
+    :raises nova_scoped_policies.errors.Unavailable: Placement or Nova failed.
     """
     try:
         topology = topologies.with_hosts(service.store, service.placement)
@@ -334,7 +330,7 @@ def cloud(service, asked: Asked, wide: bool = False
         hosts = _hosts(service.placement, servers.values(), providers,
                        every=wide)
     except pc.PlacementError as exc:
-        raise _unavailable('read the cloud for a repair', exc)
+        raise errors.Unavailable.placement('read the cloud for a repair', exc)
     return repair_service.Cloud(hosts, servers, groups, stacks, topology,
                                 wide=wide)
 
@@ -354,7 +350,7 @@ def read(service, asked: Asked, project: str, admin: bool,
 
     :raises webob.exc.HTTPNotFound: no such target of the caller's.
     :raises webob.exc.HTTPConflict: the stack asked for cannot be read.
-    :raises webob.exc.HTTPServiceUnavailable: Placement or Nova failed.
+    :raises nova_scoped_policies.errors.Unavailable: Placement or Nova failed.
     """
     try:
         return Read.of(repair_service.assemble(
@@ -372,7 +368,7 @@ def plan(service, asked: Asked, project: str, admin: bool
     move.
 
     :raises webob.exc.HTTPNotFound, HTTPConflict,
-        HTTPServiceUnavailable: see :func:`read`.
+        nova_scoped_policies.errors.Unavailable: see :func:`read`.
     :raises solver.SolverUnavailable: OR-Tools is not installed.
     """
     try:

@@ -12,6 +12,7 @@ import webob
 import webob.exc
 
 from nova_scoped_policies.db import api as store_api
+from nova_scoped_policies import errors
 from nova_scoped_policies import policy
 from nova_scoped_policies import validation
 
@@ -54,18 +55,21 @@ def fault(req: webob.Request, exc: webob.exc.HTTPException
     return resp
 
 
-STORE_FAULTS: typing.Mapping[type, type] = {
+FAULTS: typing.Mapping[type, type] = {
     store_api.NotFound: webob.exc.HTTPNotFound,
     store_api.Conflict: webob.exc.HTTPConflict,
+    errors.Unavailable: webob.exc.HTTPServiceUnavailable,
 }
-"""The policy store's errors and the HTTP error each becomes. Applied once,
-by :func:`json_faults` around the dispatcher; handlers call the store
-directly and never catch these."""
+"""The policy store's and the services' errors (:mod:`..errors`) and the
+HTTP error each becomes. Applied once, by :func:`json_faults` around the
+dispatcher; handlers call the store and the services directly and never
+turn these into HTTP errors themselves."""
 
 
 def http_error(exc: Exception) -> typing.Optional[webob.exc.HTTPException]:
-    """The HTTP error of a store error, or None if it is not one."""
-    for error, http in STORE_FAULTS.items():
+    """The HTTP error of a store or service error, or None if it is not
+    one."""
+    for error, http in FAULTS.items():
         if isinstance(exc, error):
             return http(explanation=str(exc))
     return None
@@ -73,7 +77,8 @@ def http_error(exc: Exception) -> typing.Optional[webob.exc.HTTPException]:
 
 def json_faults(func):
     """Turn HTTP exceptions raised by a wsgify'd method into JSON faults,
-    and the store's errors into their HTTP errors (:data:`STORE_FAULTS`).
+    and the store's and services' errors into their HTTP errors
+    (:data:`FAULTS`).
     """
     @functools.wraps(func)
     def wrapper(self, req, *args, **kwargs):
@@ -81,7 +86,7 @@ def json_faults(func):
             return func(self, req, *args, **kwargs)
         except webob.exc.HTTPException as exc:
             return fault(req, exc)
-        except tuple(STORE_FAULTS) as exc:
+        except tuple(FAULTS) as exc:
             return fault(req, http_error(exc))
     return wrapper
 

@@ -24,16 +24,12 @@ import webob.exc
 from nova_scoped_policies.api import hosts as hosts_mod
 from nova_scoped_policies.db import api as store_api
 from nova_scoped_policies.db import records
+from nova_scoped_policies import errors
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.stacks.deadline import Deadline
 from nova_scoped_policies.stacks import model
 from nova_scoped_policies.stacks import solver
 from nova_scoped_policies import topology as topo
-
-
-def _unavailable(what: str, exc: Exception) -> webob.exc.HTTPException:
-    return webob.exc.HTTPServiceUnavailable(
-        explanation=f'cannot {what}: Placement answered {exc}')
 
 
 class _Late(Exception):
@@ -151,7 +147,7 @@ def build(service, stack: model.Stack, project_id: str,
     rest is not read and the world is empty (the caller sees the deadline
     past and decides nothing).
 
-    :raises webob.exc.HTTPServiceUnavailable: Placement failed.
+    :raises nova_scoped_policies.errors.Unavailable: Placement failed.
     :raises webob.exc.HTTPBadRequest: a relationship names a server or
         group the caller may not use.
     """
@@ -163,7 +159,7 @@ def build(service, stack: model.Stack, project_id: str,
         _on_time(deadline)
         servers, groups = existing(service, stack, project_id, admin, names)
     except pc.PlacementError as exc:
-        raise _unavailable('read the cloud\'s capacity', exc)
+        raise errors.Unavailable.placement('read the cloud\'s capacity', exc)
     except _Late:
         return solver.World((), topo.Topology([], []))
     return solver.World(tuple(hosts), topology, servers, groups)

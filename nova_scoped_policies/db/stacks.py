@@ -105,6 +105,16 @@ class StackRecord:
             return LIVE
         return self.status
 
+    def phase_at(self, now: datetime.datetime) -> str:
+        """:attr:`phase` as a reader at ``now`` is told it: ``expired`` as
+        soon as the lease ran out with servers still held, before the
+        reaper has released them (a read never writes; the reaper, or the
+        next request that changes a stack, releases them)."""
+        if self.held and self.status == RESERVED and \
+                _utc(self.expires_at) <= now:
+            return EXPIRED
+        return self.phase
+
     @property
     def instances(self) -> typing.Dict[str, str]:
         """server name -> the instance booted for it, for the booted

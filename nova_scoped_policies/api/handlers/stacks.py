@@ -15,7 +15,11 @@ limit cut short with none found answers 409
 ``scoped_policies.stack_not_found_in_time`` ("may still fit"), never
 ``stack_infeasible``. Expired
 leases are released by the reaper (:func:`reap`), which also runs before
-each ``/stacks`` request. Microversion 1.2 tells a decision's phase
+each ``/stacks`` request that changes something; a read (GET, HEAD)
+writes nothing: it tells a lease that ran out as ``expired`` at once,
+before the reaper has released its holds
+(:meth:`~nova_scoped_policies.db.stacks.StackRecord.phase_at`).
+Microversion 1.2 tells a decision's phase
 (``reserved``, ``expired``, ``live``, ``confirmed``) and audits a stack
 (``GET /stacks/{id}/audit``).
 """
@@ -38,6 +42,7 @@ from nova_scoped_policies.api import topologies
 from nova_scoped_policies.api import util
 from nova_scoped_policies.api import visibility
 from nova_scoped_policies.db import stacks as stack_db
+from nova_scoped_policies import errors
 from nova_scoped_policies.notifications import payloads
 from nova_scoped_policies.placement import client as pc
 from nova_scoped_policies.placement import holds
@@ -61,19 +66,17 @@ def _begin(req: webob.Request):
     """(context, service, stack store) of a ``/stacks`` request; 404
     before microversion 1.1, as Placement answers for newer routes.
 
-    Expired holds are released first; when Placement does not answer
-    them, a request that changes something answers 503 at once (it would
-    need Placement too), a read goes on."""
+    A request that changes something first releases the expired holds;
+    when Placement does not answer them, it answers 503 at once (it
+    would need Placement too). A read writes nothing: the reaper thread
+    releases them (``stack_reap_interval``)."""
     if not microversion.require(req.environ, VERSION):
         raise webob.exc.HTTPNotFound(
             explanation='The resource could not be found.')
     context, service = util.env(req)
     store = stack_db.StackStore(service.store)
-    try:
+    if req.method not in ('GET', 'HEAD'):
         reap(service, store)
-    except webob.exc.HTTPServiceUnavailable:
-        if req.method not in ('GET', 'HEAD'):
-            raise
     return context, service, store
 
 
@@ -85,9 +88,8 @@ def _release(service, record: stack_db.StackRecord, names=None) -> list:
     try:
         holds.release(service.placement, held, names)
     except pc.PlacementError as exc:
-        raise webob.exc.HTTPServiceUnavailable(
-            explanation=f'cannot release the holds: Placement answered '
-            f'{exc}')
+        raise errors.Unavailable.placement('release the holds',
+                                           exc) from exc
     return names
 
 
@@ -97,7 +99,8 @@ def reap(service, store: stack_db.StackStore) -> int:
     past its deadline: released, then its record deleted).
 
     :returns: how many decisions were released.
-    :raises webob.exc.HTTPServiceUnavailable: Placement did not answer;
+    :raises nova_scoped_policies.errors.Unavailable: Placement did not
+        answer;
         the others wait for the next run (one call that times out per
         run, never one per decision).
     """
@@ -111,9 +114,8 @@ def reap(service, store: stack_db.StackStore) -> int:
             LOG.warning('Stack %s: lease expired, holds not released yet: '
                         '%s', record.id, exc)
             if exc.status == 0:   # no answer: the others would wait too
-                raise webob.exc.HTTPServiceUnavailable(
-                    explanation=f'cannot release expired holds: Placement '
-                    f'answered {exc}')
+                raise errors.Unavailable.placement(
+                    'release expired holds', exc) from exc
             continue
         try:
             if record.status == stack_db.HOLDING:
@@ -166,9 +168,9 @@ def _record(req, action: str) -> stack_db.StackRecord:
 
 
 def _status(record: stack_db.StackRecord, req) -> str:
-    """The decision's phase (:attr:`~.StackRecord.phase`); before
+    """The decision's phase now (:meth:`~.StackRecord.phase_at`); before
     microversion 1.2, only ``reserved`` and ``confirmed`` as then."""
-    phase = record.phase
+    phase = record.phase_at(_now())
     if microversion.require(req.environ, PHASES_VERSION):
         return phase
     return stack_db.CONFIRMED if record.status == stack_db.CONFIRMED \

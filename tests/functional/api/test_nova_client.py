@@ -4,9 +4,9 @@ compute endpoint."""
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import session as ks_session
 import pytest
-import webob.exc
 
 from nova_scoped_policies.api import nova
+from nova_scoped_policies import errors
 from tests.functional.api import fixtures as fx
 
 URL = 'http://compute.invalid/v2.1'
@@ -33,7 +33,7 @@ def test_members(client, requests_mock, status, body, members):
 def test_nova_failing_is_503_naming_the_group(client, requests_mock):
     requests_mock.get(f'{URL}/os-server-groups/g', status_code=500,
                       text='boom')
-    with pytest.raises(webob.exc.HTTPServiceUnavailable,
+    with pytest.raises(errors.Unavailable,
                        match='cannot read server group g from Nova: 500'):
         client.members('g')
 
@@ -83,8 +83,8 @@ def test_a_silent_nova_is_503_in_bounded_time():
         def read():
             try:
                 client.members('g')
-            except webob.exc.HTTPServiceUnavailable as exc:
-                found.append(exc.explanation)
+            except errors.Unavailable as exc:
+                found.append(str(exc))
         reader = threading.Thread(target=read, daemon=True)
         try:
             reader.start()

@@ -204,8 +204,8 @@ def test_a_silent_or_gone_placement_answers_503_and_writes_nothing(
 def test_expired_holds_while_placement_is_silent(world):
     """The reaper cannot give back an expired lease: a request that
     changes something answers 503 at its first call that times out (not
-    one per expired decision), a read goes on; once Placement answers,
-    the lease is released."""
+    one per expired decision), a read goes on and already says
+    ``expired``; once Placement answers, the reaper releases the lease."""
     short = {'stack': dict(STACK['stack'], lease_seconds=1)}
     status, body = _call(world, 'POST', '/stacks', short)
     assert status == 201, body
@@ -216,8 +216,13 @@ def test_expired_holds_while_placement_is_silent(world):
     assert status == 503, body
     assert 'cannot release expired holds' in _error(body)
     status, body = _call(world, 'GET', path)
-    assert status == 200 and body['stack']['status'] == 'reserved', body
+    assert status == 200 and body['stack']['status'] == 'expired', body
+    assert {s['state'] for s in body['stack']['servers'].values()} == {
+        'held'}
     world['proxy'].passing()
+    _wait(lambda: _held(world) == 0)
     status, body = _call(world, 'GET', path)
     assert status == 200 and body['stack']['status'] == 'expired', body
+    assert {s['state'] for s in body['stack']['servers'].values()} == {
+        'released'}
     assert _held(world) == 0

@@ -1,4 +1,5 @@
-"""/stacks beyond the gabbi files: the lease reaper, nothing half-written
+"""/stacks beyond the gabbi files: the lease reaper and reads that never
+write, nothing half-written
 when the decision cannot be recorded, a decision's phase, and the audit of
 a stack (microversion 1.2)."""
 
@@ -45,25 +46,53 @@ def vcpus_used(api):
     return sum(placement.used(rp)['VCPU'] for rp in placement.providers)
 
 
-def test_an_expired_lease_is_released_by_the_reaper(api, monkeypatch):
+def test_a_read_changes_nothing_a_write_releases_an_expired_lease(
+        api, monkeypatch):
+    """A GET never writes: past its lease a decision reads ``expired``
+    at once and its holds stay in Placement until the reaper, or the next
+    request that changes a stack, releases them."""
     before = vcpus_used(api)
     status, body = call('POST', '/stacks', STACK)
     assert status == 201, body
+    stack_id = body['stack']['id']
     assert vcpus_used(api) == before + 6
     later = datetime.datetime.now(datetime.timezone.utc) + \
         datetime.timedelta(seconds=61)
     monkeypatch.setattr(handler, "_now", lambda: later)
-    # the reaper runs before each /stacks request
-    status, body = call('GET', f'/stacks/{body["stack"]["id"]}')
-    assert status == 200
-    assert {s['state'] for s in body['stack']['servers'].values()} == {
-        'released'}
+    for version in ('1.1', '1.2'):
+        call('GET', '/stacks', version=version)
+        status, body = call('GET', f'/stacks/{stack_id}', version=version)
+        assert status == 200
+        assert vcpus_used(api) == before + 6      # nothing released
+        assert {s['state'] for s in body['stack']['servers'].values()} == {
+            'held'}
+    # from 1.2 on the phase tells the lease ran out; 1.1 keeps its words
+    assert body['stack']['status'] == 'expired'
+    assert call('GET', f'/stacks/{stack_id}')[1]['stack']['status'] == \
+        'reserved'
+    # a request that changes something releases it first (here one that
+    # fails on its own body)
+    assert call('POST', '/stacks', {'stack': {}})[0] == 400
     assert vcpus_used(api) == before
-    # its phase says so from 1.2 on; 1.1 keeps the words it had
-    assert body['stack']['status'] == 'reserved'
+    stack = call('GET', f'/stacks/{stack_id}', version='1.2')[1]['stack']
+    assert stack['status'] == 'expired'
+    assert {s['state'] for s in stack['servers'].values()} == {'released'}
+
+
+def test_an_expired_lease_is_released_by_the_reaper(api, monkeypatch):
+    before = vcpus_used(api)
+    status, body = call('POST', '/stacks', STACK)
+    assert status == 201, body
+    later = datetime.datetime.now(datetime.timezone.utc) + \
+        datetime.timedelta(seconds=61)
+    monkeypatch.setattr(handler, "_now", lambda: later)
+    service = fx._APP.service
+    assert handler.reap(service, stack_db.StackStore(service.store)) == 1
+    assert vcpus_used(api) == before
     stack = call('GET', f'/stacks/{body["stack"]["id"]}',
                  version='1.2')[1]['stack']
     assert stack['status'] == 'expired'
+    assert {s['state'] for s in stack['servers'].values()} == {'released'}
 
 
 def test_nothing_half_written_when_the_record_fails(api, monkeypatch):
