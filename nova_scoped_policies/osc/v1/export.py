@@ -18,9 +18,10 @@ from nova_scoped_policies.api.policies import export as rules
 from nova_scoped_policies.osc.v1 import common
 
 _DUMPER = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
-ORDER = ('scopes', 'aggregates', 'hosts', 'groups', 'servers', 'stacks')
-"""The sections in the order of the contract's scenarios (the API
-answers its keys sorted)."""
+ORDER = ('scopes', 'aggregates', 'hosts', 'config', 'groups', 'servers',
+         'stacks', 'holds')
+"""The sections in the order of the contract's scenarios, then the
+holds of stacks' decisions (the API answers its keys sorted)."""
 
 
 class ExportScenario(command.Command):
