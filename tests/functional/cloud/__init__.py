@@ -51,6 +51,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 BIN = os.path.dirname(sys.executable)
 RABBIT = 'rabbit://guest:guest@127.0.0.1:5672/'
 FLAVOR = 'small'
+POOL = {'max_pool_size': 2, 'max_overflow': 3}
+"""Each database engine of a service keeps at most 5 connections (oslo.db
+allows 5 + 50): the test suite runs two clouds at once, and PostgreSQL
+serves 100 connections in all."""
 ADMIN = {'X-User-Id': 'admin', 'X-Project-Id': 'admin',
          'X-Roles': 'admin,member,reader', 'X-Auth-Token': 'admin'}
 TENANT = {'X-User-Id': 'tenant', 'X-Project-Id': 'tenant-project',
@@ -129,7 +133,7 @@ class Cloud(fixtures.Fixture):
         os.mkdir(placement_dir)
         self._write(os.path.join(placement_dir, 'placement.conf'), {
             'api': {'auth_strategy': 'noauth2'},
-            'placement_database': {'connection': dbs['placement']},
+            'placement_database': dict(POOL, connection=dbs['placement']),
         })
         self._run([os.path.join(BIN, 'placement-manage'), '--config-dir',
                    placement_dir, 'db', 'sync'])
@@ -265,8 +269,8 @@ class Cloud(fixtures.Fixture):
             'api': {'auth_strategy': 'keystone'},
             'wsgi': {'api_paste_config':
                      os.path.join(self.dir, 'api-paste.ini')},
-            'api_database': {'connection': dbs['api']},
-            'database': {'connection': dbs['cell1']},
+            'api_database': dict(POOL, connection=dbs['api']),
+            'database': dict(POOL, connection=dbs['cell1']),
             'placement': {'auth_type': 'admin_token', 'token': 'admin',
                           'endpoint': placement},
             'glance': {'endpoint_override': stubs},
@@ -278,6 +282,7 @@ class Cloud(fixtures.Fixture):
                 'instances', 'cores', 'ram', 'server_groups',
                 'server_group_members')},
             'scheduler': {'workers': 1},
+            'conductor': {'workers': 1},
             'filter_scheduler': {
                 'available_filters': [
                     'nova.scheduler.filters.all_filters',

@@ -28,6 +28,7 @@ SERVE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                      'serve.py')
 REGION = 'RegionOne'
 TIMEOUT = 300
+SHM = '/dev/shm'
 
 
 def venv() -> str:
@@ -62,6 +63,10 @@ class Keystone(fixtures.Fixture):
 
     def _setUp(self):
         home = self.useFixture(fixtures.TempDir()).path
+        # its database in memory's filesystem where there is one: SQLite
+        # syncs each of Tempest's writes to disk, one request at a time
+        data = self.useFixture(fixtures.TempDir(
+            rootdir=SHM if os.path.isdir(SHM) else None)).path
         self.venv = venv()
         port = _free_port()
         self.url = f'http://127.0.0.1:{port}'
@@ -70,7 +75,7 @@ class Keystone(fixtures.Fixture):
             out.write(f"""[DEFAULT]
 use_stderr = true
 [database]
-connection = sqlite:///{home}/keystone.db
+connection = sqlite:///{data}/keystone.db
 [identity]
 # bcrypt's fewest rounds: Tempest makes users and tokens by the hundred,
 # and hashing at the default cost takes most of a test cloud's CPU

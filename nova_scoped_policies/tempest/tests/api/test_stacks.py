@@ -120,9 +120,17 @@ class StacksNegativeTest(StacksBase):
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('1008fdf8-84d8-491e-b226-fecaab536db2')
     def test_a_tenant_may_not_act_as_the_scheduler(self):
+        """Before Secure RBAC only the scheduler (an administrator) gives a
+        member's hold back (403); with it, the project's members may too
+        (``scoped_policies:stacks:boot_member``), and another project's
+        members neither may nor learn that the stack exists (404)."""
         stack = self.create_stack(self.primary, **self.document())
-        self.assertRaises(lib_exc.Forbidden, self.primary.stacks.action,
-                          stack['id'], 'boot_member', {'name': 'web-1'})
+        if base.CONF.scoped_policies.secure_rbac:
+            self.assertRaises(lib_exc.NotFound, self.alt.stacks.action,
+                              stack['id'], 'boot_member', {'name': 'web-1'})
+        else:
+            self.assertRaises(lib_exc.Forbidden, self.primary.stacks.action,
+                              stack['id'], 'boot_member', {'name': 'web-1'})
 
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('fdf0c25e-fbb7-4b91-a68e-300f7c52ff71')
