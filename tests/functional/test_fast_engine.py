@@ -304,13 +304,19 @@ def test_a_query_placement_refuses_fails_the_boot_only():
     assert run(scenario, 'fast') == nova
 
 
+HOSTS = 300
+
+
 @pytest.mark.parametrize('world', worlds.WORLDS)
-def test_the_benchmarks_worlds_at_1000_hosts(world):
+def test_the_benchmarks_worlds_at_300_hosts(world):
     """Every decision on each world the benchmarks measure (a cloud of
     hosts whose sizes, traits and usage differ, and the uniform one), at
-    1,000 hosts: placements, failures and their reasons, audit."""
-    data = worlds.cloud(1000) if world == 'cloud' else worlds.uniform(
-        1000, groups=20, members=10)
+    300 hosts: placements, failures and their reasons, audit. The
+    simulator benchmark's full run checks the cloud world at 1,000 hosts
+    (``sim_engines_agree_cloud_1k``): minutes of nova's weighers, which
+    prove no more than here."""
+    data = worlds.cloud(HOSTS) if world == 'cloud' else worlds.uniform(
+        HOSTS, groups=20, members=10)
     scenario = sc.parse(data)
     # nova's weight handler logs every host's weights at DEBUG for each
     # weigher and instance: a million log records, which the test
@@ -318,8 +324,10 @@ def test_the_benchmarks_worlds_at_1000_hosts(world):
     logging.disable(logging.INFO)
     try:
         fast_report = run(scenario, 'fast')
-        assert fast_report['stats']['placed'] > 900 if world == 'cloud' \
-            else fast_report['stats']['placed'] == 200
+        stats = fast_report['stats']
+        # some of the cloud's boots fail, each with its reasons
+        assert 0.9 * HOSTS < stats['placed'] < HOSTS if world == 'cloud' \
+            else stats['placed'] == 200
         assert fast_report == run(scenario, 'nova')
     finally:
         logging.disable(logging.NOTSET)
