@@ -74,11 +74,11 @@ tempest() {
 }
 
 # the main suite (all but tests/tempest, tests/heat and the dashboard's) in
-# GROUPS processes at once, each a pytest-split group of about equal time
-GROUPS=2
+# SPLITS processes at once, each a pytest-split group of about equal time
+SPLITS=2
 main_group() {
     "$NSP_VENV/bin/python" -m pytest \
-        --splits $GROUPS --group "$1" \
+        --splits $SPLITS --group "$1" \
         --splitting-algorithm duration_based_chunks \
         --durations-path tests/durations.json \
         --junitxml=".test-artifacts/junit/main-$1.xml" \
@@ -159,11 +159,13 @@ if [ $# -gt 0 ]; then
 fi
 status=0
 SECONDS=0
-# Horizon's and Tempest's virtualenvs are made while the main suite runs
-# (pip waits on the network, not the CPU); dashboard() and tempest()
-# finish them if that failed
+# Heat's, Horizon's and Tempest's virtualenvs are made while the main
+# suite runs (pip waits on the network, not the CPU); first_lane(),
+# dashboard() and tempest() finish them if that failed
 rm -rf .test-artifacts/junit
 mkdir -p .test-artifacts/junit
+(source tools/heat-venv.sh) > .test-artifacts/heat-venv.log 2>&1 &
+heat_venv=$!
 (source tools/horizon-venv.sh) > .test-artifacts/horizon-venv.log 2>&1 &
 horizon_venv=$!
 (source tools/tempest-venv.sh) > .test-artifacts/tempest-venv.log 2>&1 &
@@ -173,6 +175,7 @@ tempest_venv=$!
 run_part main-1-heat first_lane
 run_part main-2-benchmarks second_lane
 wait_parts || status=1
+wait $heat_venv || cat .test-artifacts/heat-venv.log >&2
 wait $horizon_venv || cat .test-artifacts/horizon-venv.log >&2
 wait $tempest_venv || cat .test-artifacts/tempest-venv.log >&2
 # Tempest and the browser wait on Keystone and Chromium more than on the
