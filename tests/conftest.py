@@ -10,6 +10,17 @@ tests/dashboard and nova_scoped_policies/dashboard/tests likewise run in
 
 import importlib.util
 
+if importlib.util.find_spec('nova'):
+    # Eventlet first, as nova's own functional tests do when their package
+    # is imported (nova/tests/functional/__init__.py), but before pytest
+    # collects anything else: oslo.db's enginefacade, imported earlier by
+    # other test modules, otherwise keeps its transactions in a real
+    # thread-local shared by every greenthread, and a boot on a busy
+    # machine fails with "Can't upgrade a READER transaction to a WRITER
+    # mid-transaction" (another greenthread's reader).
+    from nova import monkey_patch
+    monkey_patch.patch()
+
 collect_ignore = [] if importlib.util.find_spec('heat') else ['heat']
 # tests/dashboard (Horizon's, Keystone's and the browser's) runs in
 # .venv-horizon (tools/horizon-venv.sh), after the Heat tests
